@@ -1,0 +1,5 @@
+"""``python -m mfu_desktop`` runs the ``mfu`` command line."""
+
+from mfu_desktop.cli import main
+
+raise SystemExit(main())

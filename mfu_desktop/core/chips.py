@@ -1,0 +1,508 @@
+"""The chip catalog: accelerator peaks, bandwidths and interconnects with their sources.
+
+Rows come from the shipped ``devices_info.csv`` (seed layout plus product columns, filled
+from ``shared/spec/chips.csv``), then from the user catalog in the per-user data folder,
+which extends or overrides rows by identifier. Other catalog files can be loaded too and
+are recognised by their columns: the product layout, the original predictor script's
+layout (``hbm_bandwidth`` in TB/s) and the reference ``chips.csv`` layout.
+
+A blank cell means "not published" and stays unknown: it never becomes 0, a ratio of 1 or
+another column's value (chips.md section d).
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import math
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from mfu_desktop.core.dtypes import ComputeDtype, dtype_column
+from mfu_desktop.core.paths import shipped_catalog_path, user_catalog_path
+
+#: Numeric columns of the product layout.
+NUMERIC_COLUMNS = (
+    "cube_fp16_tflops", "cube_bf16_tflops", "cube_fp8_tflops", "cube_int8_tflops",
+    "cube_fp32_tflops", "cube_hf32_tflops", "vector_fp16_tflops", "vector_fp32_tflops",
+    "hbm_bandwidth_gbs", "memory_gb", "interconnect_bandwidth", "tdp_w", "cpu",
+    "ai_core_count", "cube_freq_mhz",
+)
+TEXT_COLUMNS = (
+    "vendor", "model", "architecture_type", "notes", "interconnect_direction", "host_cpu",
+    "aliases", "alternatives", "confidence", "source",
+)
+
+#: Column spellings of other layouts → product column.
+_COLUMN_ALIASES = {
+    "interconnect_gbs": "interconnect_bandwidth",
+    "cpu_coefficient": "cpu",
+    "cube_hf32_or_tf32_tflops": "cube_hf32_tflops",
+}
+
+#: Human names of the peak columns (for messages).
+COLUMN_LABELS = {
+    "cube_fp16_tflops": "Cube FP16",
+    "cube_bf16_tflops": "Cube BF16",
+    "cube_fp8_tflops": "Cube FP8",
+    "cube_int8_tflops": "Cube INT8 (TOPS)",
+    "cube_fp32_tflops": "Cube FP32 (HF32/TF32 off)",
+    "cube_hf32_tflops": "Cube HF32/TF32",
+    "vector_fp16_tflops": "Vector FP16",
+    "vector_fp32_tflops": "Vector FP32",
+    "hbm_bandwidth_gbs": "HBM bandwidth (GB/s)",
+    "interconnect_bandwidth": "Interconnect (GB/s)",
+    "cpu": "CPU coefficient (assumption)",
+}
+
+
+class CatalogError(LookupError):
+    """A chip or a value that the catalog cannot supply; the message says why."""
+
+
+class UnknownChipError(CatalogError):
+    """No catalog row matches a chip name."""
+
+    def __init__(self, name: str, suggestions: list[str], ambiguous: bool = False):
+        self.name = name
+        self.suggestions = suggestions
+        if ambiguous:
+            message = f"chip {name!r} is ambiguous: it matches {', '.join(suggestions)}"
+        elif suggestions:
+            message = f"unknown chip {name!r}; did you mean {', '.join(suggestions)}?"
+        else:
+            message = f"unknown chip {name!r}; run `mfu chips` for the list"
+        super().__init__(message)
+
+
+def normalize_name(text: str) -> str:
+    """Normalise a chip name for matching: case, spaces, ``-``, ``_``, brackets and ``/`` ignored."""
+    return re.sub(r"[\s\-_()/\[\].,]+", "", text.strip().lower())
+
+
+@dataclass(frozen=True)
+class Chip:
+    """One catalog row.
+
+    Attributes:
+        vendor: ``Huawei``, ``NVIDIA`` …
+        model: ``Ascend 910B2``, ``H100 SXM`` …
+        architecture: ``NPU``, ``GPU`` or ``TPU``.
+        values: Numeric columns; ``None`` where the cell is blank (not published).
+        text: Text columns (notes, source, confidence, host_cpu …).
+        aliases: Other names that identify this row (SoC names such as ``Ascend910B2``).
+        alternatives: Named alternative values (``{"seed MFU table": {"cube_fp16_tflops": 378.88}}``).
+        origin: ``shipped``, ``user`` or the file it came from.
+        alternative: The alternative applied to ``values``, if any.
+    """
+
+    vendor: str
+    model: str
+    architecture: str
+    values: dict[str, float | None]
+    text: dict[str, str] = field(default_factory=dict)
+    aliases: tuple[str, ...] = ()
+    alternatives: dict[str, dict[str, float]] = field(default_factory=dict)
+    origin: str = "shipped"
+    alternative: str | None = None
+
+    @property
+    def identifier(self) -> str:
+        """``vendor model`` — the identifier the seed predictor builds."""
+        return f"{self.vendor} {self.model}".strip()
+
+    @property
+    def display_name(self) -> str:
+        """Identifier plus the applied alternative (``Huawei Ascend 910B1 @ seed MFU table``)."""
+        return self.identifier + (f" @ {self.alternative}" if self.alternative else "")
+
+    @property
+    def source(self) -> str:
+        """Source labels of the row (section g of chips.md)."""
+        return self.text.get("source", "")
+
+    @property
+    def confidence(self) -> str:
+        """Confidence letter of the row's MFU denominator."""
+        return self.text.get("confidence", "")
+
+    @property
+    def notes(self) -> str:
+        """Row notes (derivations, alternatives, conflicts)."""
+        return self.text.get("notes", "")
+
+    def value(self, column: str) -> float | None:
+        """A numeric value, ``None`` when not published."""
+        return self.values.get(column)
+
+    def with_alternative(self, name: str) -> Chip:
+        """This row with a named alternative's values applied.
+
+        Raises:
+            CatalogError: When the row has no alternative of that name.
+        """
+        for alt_name, overrides in self.alternatives.items():
+            if normalize_name(alt_name) == normalize_name(name):
+                values = dict(self.values)
+                values.update(overrides)
+                return replace(self, values=values, alternative=alt_name)
+        known = ", ".join(self.alternatives) or "none"
+        raise CatalogError(f"{self.identifier} has no alternative {name!r} (known: {known})")
+
+    def describe_value(self, column: str) -> str:
+        """``353.9 [CFG;ISS·B]``-style text for one value, with source and confidence."""
+        value = self.value(column)
+        if value is None:
+            return "not published"
+        tag = self.source
+        if self.confidence:
+            tag = f"{tag}·{self.confidence}" if tag else self.confidence
+        suffix = f" @ {self.alternative}" if self.alternative else ""
+        return f"{value:g} [{tag}]{suffix}" if tag else f"{value:g}{suffix}"
+
+
+@dataclass(frozen=True)
+class Peak:
+    """A peak throughput used as an MFU denominator, with where it came from.
+
+    Attributes:
+        tflops: Peak in TFLOP/s (TOPS for INT8).
+        dtype: The compute dtype it applies to.
+        chip: Chip identifier, or ``None`` for a user-entered peak.
+        column: Catalog column, or ``None``.
+        source: Human text: catalog row + sources, "user-entered", "info.json", "PMU counters" …
+        confidence: Confidence letter when known.
+    """
+
+    tflops: float
+    dtype: ComputeDtype
+    chip: str | None = None
+    column: str | None = None
+    source: str = "user-entered"
+    confidence: str | None = None
+
+    @property
+    def flops_per_s(self) -> float:
+        """The peak in FLOP/s."""
+        return self.tflops * 1e12
+
+
+def _parse_number(text: str | None) -> float | None:
+    if text is None:
+        return None
+    text = text.strip()
+    if text == "" or text.upper() in {"N/A", "NA", "-", "–"}:
+        return None
+    value = float(text)  # raises ValueError, reported by the loader
+    if math.isnan(value) or math.isinf(value) or value < 0:
+        raise ValueError(f"{text!r} is not a non-negative number")
+    return value
+
+
+def _parse_alternatives(text: str) -> dict[str, dict[str, float]]:
+    """Parse ``label|col=value,col=value;label2|col=value``."""
+    out: dict[str, dict[str, float]] = {}
+    for entry in (e.strip() for e in text.split(";")):
+        if not entry or "|" not in entry:
+            continue
+        label, assignments = entry.split("|", 1)
+        values: dict[str, float] = {}
+        for assignment in assignments.split(","):
+            if "=" not in assignment:
+                continue
+            column, value = assignment.split("=", 1)
+            column = _COLUMN_ALIASES.get(column.strip(), column.strip())
+            parsed = _parse_number(value)
+            if parsed is not None:
+                values[column] = parsed
+        out[label.strip()] = values
+    return out
+
+
+@dataclass
+class CatalogLoad:
+    """Rows read from one catalog file and the problems found in it."""
+
+    chips: list[Chip]
+    problems: list[str]
+    layout: str
+
+
+def read_catalog_text(text: str, origin: str) -> CatalogLoad:
+    """Parse catalog CSV text in any supported layout.
+
+    Args:
+        text: CSV text with a header row.
+        origin: Label for the rows' ``origin`` and for problem messages.
+
+    Returns:
+        The rows that parsed and one message per malformed row (with its line number); a
+        malformed row is skipped, never fatal.
+    """
+    problems: list[str] = []
+    text = text.lstrip("\ufeff")
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = next(reader)
+    except StopIteration:
+        return CatalogLoad([], [f"{origin}: empty file"], "empty")
+    except csv.Error as exc:
+        return CatalogLoad([], [f"{origin}: line 1: {exc}"], "unreadable")
+    columns = [c.strip() for c in header]
+    lowered = {c.lower() for c in columns}
+    if "hbm_bandwidth" in lowered and "hbm_bandwidth_gbs" not in lowered:
+        layout = "seed script (hbm_bandwidth in TB/s)"
+    elif "interconnect_gbs" in lowered:
+        layout = "reference chips.csv"
+    else:
+        layout = "devices_info.csv"
+    if "vendor" not in lowered or "model" not in lowered:
+        return CatalogLoad([], [f"{origin}: line 1: header has no vendor/model columns"], layout)
+    chips: list[Chip] = []
+    line = 1
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            line += 1
+            problems.append(f"{origin}: line {line}: {exc}; row skipped")
+            continue
+        line = reader.line_num
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(columns):
+            problems.append(
+                f"{origin}: line {line}: {len(row)} fields, header has {len(columns)}; row skipped"
+            )
+            continue
+        record = {}
+        for name, cell in zip(columns, row):
+            key = _COLUMN_ALIASES.get(name.lower(), name.lower())
+            record[key] = cell
+        vendor, model = record.get("vendor", "").strip(), record.get("model", "").strip()
+        if not model:
+            problems.append(f"{origin}: line {line}: empty model; row skipped")
+            continue
+        values: dict[str, float | None] = {}
+        bad = None
+        for column in NUMERIC_COLUMNS:
+            try:
+                values[column] = _parse_number(record.get(column))
+            except ValueError:
+                bad = f"{origin}: line {line}: {column} = {record.get(column)!r} is not a number; row skipped"
+                break
+        if bad is None and "hbm_bandwidth" in record and "hbm_bandwidth_gbs" not in record:
+            try:
+                tbs = _parse_number(record.get("hbm_bandwidth"))
+            except ValueError:
+                bad = (f"{origin}: line {line}: hbm_bandwidth = {record.get('hbm_bandwidth')!r} "
+                       "is not a number; row skipped")
+            else:
+                values["hbm_bandwidth_gbs"] = None if tbs is None else tbs * 1000.0
+        if bad:
+            problems.append(bad)
+            continue
+        text_values = {c: record.get(c, "").strip() for c in TEXT_COLUMNS if c not in ("vendor", "model")}
+        aliases = tuple(a.strip() for a in text_values.get("aliases", "").split(";") if a.strip())
+        chips.append(
+            Chip(
+                vendor=vendor,
+                model=model,
+                architecture=text_values.get("architecture_type", ""),
+                values=values,
+                text=text_values,
+                aliases=aliases,
+                alternatives=_parse_alternatives(text_values.get("alternatives", "")),
+                origin=origin,
+            )
+        )
+    return CatalogLoad(chips, problems, layout)
+
+
+def read_catalog_file(path: Path, origin: str | None = None) -> CatalogLoad:
+    """Read a catalog file; an unreadable file is one reported problem, not an exception."""
+    origin = origin or str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return CatalogLoad([], [f"{origin}: cannot read ({exc.strerror or exc})"], "unreadable")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("gb18030", errors="replace")
+    return read_catalog_text(text, origin)
+
+
+class ChipCatalog:
+    """All known chips, with name matching and peak lookup.
+
+    Later sources override earlier ones row by row (same identifier): shipped, then the user
+    catalog, then any extra files.
+    """
+
+    def __init__(self, chips: list[Chip], problems: list[str] | None = None):
+        merged: dict[str, Chip] = {}
+        for chip in chips:
+            merged[normalize_name(chip.identifier)] = chip
+        self.chips: list[Chip] = list(merged.values())
+        self.problems: list[str] = list(problems or [])
+        self._index: dict[str, list[Chip]] = {}
+        for chip in self.chips:
+            for key in self._keys(chip):
+                bucket = self._index.setdefault(key, [])
+                if chip not in bucket:
+                    bucket.append(chip)
+
+    @staticmethod
+    def _keys(chip: Chip) -> set[str]:
+        keys = {normalize_name(chip.identifier), normalize_name(chip.model)}
+        model = chip.model
+        for prefix in ("ascend ", "huawei "):
+            if model.lower().startswith(prefix):
+                keys.add(normalize_name(model[len(prefix):]))
+        for alias in chip.aliases:
+            keys.add(normalize_name(alias))
+            keys.add(normalize_name(f"{chip.vendor} {alias}"))
+        return {k for k in keys if k}
+
+    @classmethod
+    def load(
+        cls,
+        include_user: bool = True,
+        extra_files: list[Path] | None = None,
+        shipped_path: Path | None = None,
+    ) -> ChipCatalog:
+        """Load the shipped catalog, the user catalog and optional extra files.
+
+        Args:
+            include_user: Read the per-user catalog (``user_catalog_path()``) when it exists.
+            extra_files: Further catalogs (``--catalog FILE``), applied last.
+            shipped_path: Override the shipped file (tests).
+
+        Returns:
+            The catalog; ``problems`` lists every malformed row or unreadable file.
+        """
+        chips: list[Chip] = []
+        problems: list[str] = []
+        shipped = read_catalog_file(shipped_path or shipped_catalog_path(), "shipped devices_info.csv")
+        chips.extend(shipped.chips)
+        problems.extend(shipped.problems)
+        if include_user:
+            user_path = user_catalog_path()
+            if user_path.exists():
+                user = read_catalog_file(user_path, f"user catalog {user_path}")
+                chips.extend(replace(c, origin="user") for c in user.chips)
+                problems.extend(user.problems)
+        for path in extra_files or []:
+            extra = read_catalog_file(Path(path))
+            chips.extend(extra.chips)
+            problems.extend(extra.problems)
+        return cls(chips, problems)
+
+    def names(self) -> list[str]:
+        """Identifiers of every chip, in catalog order."""
+        return [c.identifier for c in self.chips]
+
+    def find(self, name: str) -> Chip:
+        """Find a chip by name, case-insensitively, with or without vendor prefix.
+
+        ``910B2``, ``Ascend 910B2``, ``Huawei Ascend 910B2`` and ``Ascend910B2`` all match.
+        ``NAME@ALTERNATIVE`` applies a named alternative (``910B1@seed MFU table``).
+
+        Raises:
+            UnknownChipError: With close suggestions, or the candidates when ambiguous.
+        """
+        alternative = None
+        if "@" in name:
+            name, alternative = (part.strip() for part in name.rsplit("@", 1))
+        key = normalize_name(name)
+        matches = self._index.get(key, [])
+        if not matches:
+            close = difflib.get_close_matches(key, list(self._index), n=5, cutoff=0.6)
+            suggestions: list[str] = []
+            for k in close:
+                for chip in self._index[k]:
+                    if chip.identifier not in suggestions:
+                        suggestions.append(chip.identifier)
+            partial = [c.identifier for c in self.chips if key and key in normalize_name(c.identifier)]
+            for ident in partial:
+                if ident not in suggestions:
+                    suggestions.append(ident)
+            raise UnknownChipError(name, suggestions[:6])
+        if len(matches) > 1:
+            exact = [c for c in matches if normalize_name(c.identifier) == key or normalize_name(c.model) == key]
+            if len(exact) == 1:
+                matches = exact
+            else:
+                raise UnknownChipError(name, [c.identifier for c in matches], ambiguous=True)
+        chip = matches[0]
+        return chip.with_alternative(alternative) if alternative else chip
+
+    def peak(self, chip: Chip | str, dtype: ComputeDtype | str) -> Peak:
+        """The matrix-unit peak of a chip for a compute dtype.
+
+        Args:
+            chip: A chip or its name.
+            dtype: Compute dtype (``bf16``, ``fp16``, ``fp32``, ``hf32``, ``int8``, ``fp8``).
+
+        Returns:
+            The peak with its source and confidence.
+
+        Raises:
+            CatalogError: When the chip has no published peak for that dtype (never a
+                silent fallback to another column).
+        """
+        chip = self.find(chip) if isinstance(chip, str) else chip
+        return chip_peak(chip, ComputeDtype(dtype))
+
+    def match_cores_clock(self, cores: int, mhz: float, tolerance_mhz: float = 5.0) -> list[Chip]:
+        """Catalog rows whose AI core count and cube clock match a measured pair."""
+        out = []
+        for chip in self.chips:
+            c, f = chip.value("ai_core_count"), chip.value("cube_freq_mhz")
+            if c is not None and f is not None and int(c) == int(cores) and abs(f - mhz) <= tolerance_mhz:
+                out.append(chip)
+        return out
+
+
+def chip_peak(chip: Chip, dtype: ComputeDtype) -> Peak:
+    """The peak of ``chip`` for ``dtype`` (see :meth:`ChipCatalog.peak`)."""
+    column = dtype_column(dtype)
+    value = chip.value(column)
+    if value is None or value <= 0:
+        label = COLUMN_LABELS.get(column, column)
+        hint = ""
+        if dtype is ComputeDtype.HF32:
+            hint = "; turn HF32/TF32 off to use the FP32 peak, or enter the peak yourself"
+        elif dtype is ComputeDtype.FP32:
+            hint = "; enable HF32/TF32 if the run used it, or enter the peak yourself"
+        elif dtype in (ComputeDtype.BF16, ComputeDtype.FP16):
+            hint = "; BF16 and FP16 peaks are never substituted for each other"
+        raise CatalogError(f"{chip.display_name}: {label} peak is not published ({column} is blank){hint}")
+    return Peak(
+        tflops=float(value),
+        dtype=dtype,
+        chip=chip.display_name,
+        column=column,
+        source=f"{chip.display_name} · {COLUMN_LABELS.get(column, column)} = {chip.describe_value(column)}",
+        confidence=chip.confidence or None,
+    )
+
+
+_DEFAULT_CATALOG: ChipCatalog | None = None
+
+
+def default_catalog(reload: bool = False) -> ChipCatalog:
+    """The shipped + user catalog, loaded once per process."""
+    global _DEFAULT_CATALOG
+    if _DEFAULT_CATALOG is None or reload:
+        _DEFAULT_CATALOG = ChipCatalog.load()
+    return _DEFAULT_CATALOG
+
+
+#: The 910B SKUs spanned when a profile does not say which chip ran it (mfu.md §4, seed).
+UNCONFIRMED_910B_RANGE = ("Ascend 910B1", "Ascend 910B2", "Ascend 910B3", "Ascend 910B4")

@@ -1,0 +1,510 @@
+"""MFU arithmetic: per-operator MFU with derivations, aggregates and interpretation (mfu.md §1, §4).
+
+``achieved TFLOP/s = FLOPs / seconds / 1e12`` and ``MFU = achieved / peak``. With mixed
+dtypes the aggregate is the ideal time at peak over the actual time,
+``Σ_i (FLOPs_i / peak_i) / Σ_i t_i`` (mfu.md §4.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import numpy as np
+
+from mfu_desktop.core.chips import Peak
+from mfu_desktop.core.derivation import Derivation, MissingInput
+from mfu_desktop.core.dtypes import ComputeDtype
+from mfu_desktop.core.flops import (
+    AttentionFlops,
+    BackwardCount,
+    FlopCount,
+    FlopError,
+    Layout,
+    MaskConvention,
+    attention_scores_flops,
+    flash_attention_backward,
+    flash_attention_forward,
+    gemm_flops,
+    linear_flops,
+)
+from mfu_desktop.core.numbers import grouped, pct, short, sig
+from mfu_desktop.core.shapes import Shape, format_shape
+
+# --- interpretation (mfu.md §4.5) ---------------------------------------------------------
+
+#: Band limits as fractions of peak.
+FAR_FROM_PEAK = 0.20
+LOW = 0.30
+TYPICAL_HIGH = 0.60
+NEAR_LIMIT = 0.70
+IMPOSSIBLE = 1.0
+
+#: A dimension below this leaves the cube's pipelines short (the seed's "K 维过小").
+SMALL_DIM = 256
+#: Ascend cube fractal edge: dims that are not multiples pad the 16×16×16 tiles.
+CUBE_ALIGN = 16
+#: Large dims tile best at multiples of this (L1/L0 block sizes of Ascend matmul kernels).
+TILE_ALIGN = 256
+#: Dims at least this large get the TILE_ALIGN hint (small ones are dominated by other effects).
+TILE_HINT_MIN_DIM = 1024
+#: Below this many FLOPs per call, launch and scheduling overhead dominate.
+TINY_OP_FLOPS = 1e9
+
+
+class MfuBand(StrEnum):
+    """Interpretation band of an MFU value."""
+
+    FAR = "far"  # < 20 %
+    LOW = "low"  # 20–30 %
+    MEDIUM = "medium"  # 30–60 %
+    GOOD = "good"  # 60–70 %
+    NEAR_LIMIT = "near_limit"  # 70–100 %
+    IMPOSSIBLE = "impossible"  # > 100 %
+
+
+_BAND_TEXT = {
+    MfuBand.FAR: "< 20 %: far from peak — typically memory bandwidth, launch overhead, or small/irregular shapes.",
+    MfuBand.LOW: "20–30 %: low.",
+    MfuBand.MEDIUM: "30–60 %: medium to good; many general workloads sit here.",
+    MfuBand.GOOD: "60–70 %: good, above typical general workloads.",
+    MfuBand.NEAR_LIMIT: "> 70 %: shape, parallelism and implementation are close to the device limit.",
+    MfuBand.IMPOSSIBLE: (
+        "> 100 % is physically impossible: check the shapes (transposes), the peak (chip, dtype) and the time unit."
+    ),
+}
+
+
+def mfu_band(mfu: float) -> MfuBand:
+    """The interpretation band of an MFU fraction."""
+    if mfu > IMPOSSIBLE:
+        return MfuBand.IMPOSSIBLE
+    if mfu >= NEAR_LIMIT:
+        return MfuBand.NEAR_LIMIT
+    if mfu >= TYPICAL_HIGH:
+        return MfuBand.GOOD
+    if mfu >= LOW:
+        return MfuBand.MEDIUM
+    if mfu >= FAR_FROM_PEAK:
+        return MfuBand.LOW
+    return MfuBand.FAR
+
+
+def interpret(mfu: float) -> str:
+    """One sentence interpreting an MFU fraction."""
+    return _BAND_TEXT[mfu_band(mfu)]
+
+
+def matmul_hints(
+    dims: dict[str, int], dtype: ComputeDtype | None, flops: int | None = None, mfu: float | None = None
+) -> list[str]:
+    """Concrete hints from a matmul's dimensions and dtype.
+
+    Args:
+        dims: Named dims (``M``, ``N``, ``K`` and optionally ``B``/``batch``).
+        dtype: Compute dtype, when known.
+        flops: FLOPs per call, for the tiny-op hint.
+        mfu: The MFU, for the > 100 % hint.
+    """
+    hints: list[str] = []
+    k = dims.get("K")
+    m = dims.get("M")
+    if k is not None and k < SMALL_DIM:
+        hints.append(f"K = {k} is small (< {SMALL_DIM}): each output tile does little cube work per data "
+                     "move; fuse matmuls or enlarge the contracted dimension.")
+    if m is not None and m < SMALL_DIM:
+        hints.append(f"M = {m} is small (< {SMALL_DIM}): tiny batch·sequence leaves cube cores idle; "
+                     "increase the micro-batch or fuse.")
+    unaligned = [f"{name}={value}" for name, value in dims.items()
+                 if name in ("M", "N", "K") and value % CUBE_ALIGN != 0]
+    if unaligned:
+        hints.append(f"{', '.join(unaligned)} not a multiple of {CUBE_ALIGN}: the 16×16×16 cube fractals are "
+                     "padded; pad the model dims (hidden, vocab, heads·head_dim) to multiples of 16.")
+    loose = [f"{name}={value}" for name, value in dims.items()
+             if name in ("M", "N", "K") and value >= TILE_HINT_MIN_DIM and value % TILE_ALIGN != 0
+             and value % CUBE_ALIGN == 0]
+    if loose:
+        hints.append(f"{', '.join(loose)} not a multiple of {TILE_ALIGN}: large matmuls tile best at multiples "
+                     f"of {TILE_ALIGN}.")
+    hints.extend(dtype_hints(dtype))
+    if flops is not None and flops < TINY_OP_FLOPS:
+        hints.append(f"Only {sig(flops / 1e6)} MFLOP per call: launch and scheduling overhead dominate; fuse small "
+                     "ops or batch them.")
+    if mfu is not None and mfu > IMPOSSIBLE:
+        hints.append("MFU > 100 %: re-check M/N/K (a transposed operand read as [N,K] inflates N), the peak's "
+                     "dtype and chip, and that the time is per call in µs.")
+    return hints
+
+
+def dtype_hints(dtype: ComputeDtype | None) -> list[str]:
+    """Hints that depend only on the compute dtype."""
+    if dtype is ComputeDtype.FP32:
+        return ["FP32 on the cube runs at ¼ of the FP16 rate on Ascend A2/A3 (CUDA-core rate on NVIDIA): "
+                "BF16/FP16, or HF32/TF32 (torch.npu.matmul.allow_hf32 / allow_tf32), is up to 4× faster."]
+    return []
+
+
+# --- per-operator results ---------------------------------------------------------------
+
+
+@dataclass
+class OperatorResult:
+    """MFU of one operator (per call), with its derivation.
+
+    Attributes:
+        flops: Model FLOPs per call, ``None`` when inputs were missing.
+        calls: Calls per iteration (totals multiply by it; MFU does not change).
+        time_s: Seconds per call.
+        peak: The peak used.
+        achieved_tflops: FLOPs / time / 1e12.
+        mfu: achieved / peak (fraction).
+        executed_flops: Executed FLOPs when they differ from model FLOPs (FA backward).
+        derivation: The explanation.
+    """
+
+    title: str
+    flops: int | None
+    calls: int
+    time_s: float | None
+    peak: Peak | None
+    achieved_tflops: float | None
+    mfu: float | None
+    derivation: Derivation
+    executed_flops: int | None = None
+    count: FlopCount | None = None
+    extras: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        """True when every figure could be computed."""
+        return self.mfu is not None
+
+    def to_json(self) -> dict[str, object]:
+        """The CLI's JSON contract: flops, achieved_tflops, peak_tflops, mfu, derivation."""
+        out: dict[str, object] = {
+            "flops": self.flops,
+            "achieved_tflops": self.achieved_tflops,
+            "peak_tflops": self.peak.tflops if self.peak else None,
+            "mfu": self.mfu,
+            "derivation": self.derivation.lines(),
+        }
+        if self.executed_flops is not None:
+            out["executed_flops"] = self.executed_flops
+        if self.calls != 1:
+            out["calls"] = self.calls
+        if self.derivation.missing:
+            out["missing"] = [{"name": m.name, "where": m.where} for m in self.derivation.missing]
+        return out
+
+
+WHERE = {
+    "M": "Output Shapes [M, N] of the kernel in kernel_details.csv (Level1+)",
+    "N": "Output Shapes [M, N] of the kernel in kernel_details.csv (Level1+)",
+    "K": "the dim of Input Shapes' first tensor that is not M (kernel_details.csv)",
+    "time": "Duration(us) of the kernel in kernel_details.csv (µs per call), or your own timer",
+    "peak": "--chip NAME (see `mfu chips`) with --dtype, or --peak-tflops; the chip is NPU_INFO in the "
+            "profiler .db or PROF_*/device_*/info.json",
+    "layout": "input_layout argument of npu_fusion_attention; not recorded in kernel_details.csv, but inferable "
+              "from softmax_max's shape [B, N, S, 8]",
+    "sparse_mode": "sparse_mode argument of npu_fusion_attention; not recorded in profiles (a 2048×2048 atten_mask "
+                   "means a causal mode)",
+    "actual_seq_qlen": "actual_seq_qlen / actual_seq_kvlen arguments of npu_fusion_attention (cumulative lengths); "
+                       "their values are not recorded in profiles — log them or add an mstx mark",
+    "heads": "head_num argument of npu_fusion_attention, or the model config (num_attention_heads)",
+    "shapes": "Input Shapes of the kernel in kernel_details.csv (query, key, value are the first three tensors)",
+}
+
+
+def finish_operator(
+    title: str,
+    inputs: list[tuple[str, str]],
+    count: FlopCount | None,
+    time_s: float | None,
+    peak: Peak | None,
+    calls: int = 1,
+    dtype: ComputeDtype | None = None,
+    missing: list[MissingInput] | None = None,
+    extra_steps: list[str] | None = None,
+    hint_dims: dict[str, int] | None = None,
+    extra_hints: list[str] | None = None,
+    conventions: list[str] | None = None,
+) -> OperatorResult:
+    """Turn a FLOP count, a time and a peak into an MFU result with its derivation.
+
+    Missing pieces are listed (with where to find them) and the figures that need them stay
+    ``None``: nothing is guessed.
+    """
+    missing = list(missing or [])
+    derivation = Derivation(title, inputs=list(inputs), missing=missing, conventions=list(conventions or []))
+    derivation.steps.extend(extra_steps or [])
+    if calls < 1:
+        raise FlopError(f"calls must be at least 1, got {calls}")
+    flops = count.flops if count else None
+    if count is not None:
+        derivation.steps.append(f"FLOPs = {count.formula} = {count.substituted}")
+        derivation.conventions.extend(n for n in count.notes if n not in derivation.conventions)
+    achieved = mfu = None
+    if count is not None and time_s is not None:
+        if time_s <= 0:
+            raise FlopError(f"time must be positive, got {time_s} s")
+        achieved = count.flops / time_s / 1e12
+        derivation.steps.append(
+            f"achieved = FLOPs / t / 1e12 = {grouped(count.flops)} / {short(time_s, 6)} s / 1e12 "
+            f"= {sig(achieved)} TFLOP/s"
+        )
+    if achieved is not None and peak is not None:
+        mfu = achieved / peak.tflops
+        derivation.steps.append(f"MFU = achieved / peak = {sig(achieved)} / {short(peak.tflops)} = {pct(mfu)}")
+    if flops is not None:
+        derivation.results.append(("FLOPs per call", f"{grouped(flops)} ({sig(flops / 1e12)} TFLOP)"))
+        if calls != 1:
+            derivation.results.append((f"FLOPs for {calls} calls", grouped(flops * calls)))
+    if count is not None and count.executed_flops is not None and count.executed_flops != count.flops:
+        derivation.results.append(("executed FLOPs (HFU view)", grouped(count.executed_flops)))
+    if achieved is not None:
+        derivation.results.append(("achieved", f"{sig(achieved)} TFLOP/s"))
+    if peak is not None:
+        derivation.results.append(("peak", f"{short(peak.tflops)} TFLOP/s ({peak.dtype.value}; {peak.source})"))
+    if mfu is not None:
+        derivation.results.append(("MFU", pct(mfu)))
+        derivation.interpretation = interpret(mfu)
+    hints = []
+    if hint_dims is not None:
+        hints.extend(matmul_hints(hint_dims, dtype, flops, mfu))
+    else:
+        hints.extend(dtype_hints(dtype))
+        if mfu is not None and mfu > IMPOSSIBLE:
+            hints.append("MFU > 100 %: check the shapes, the peak's dtype and chip, and the time unit.")
+    hints.extend(extra_hints or [])
+    derivation.hints = hints
+    return OperatorResult(
+        title=title,
+        flops=flops,
+        calls=calls,
+        time_s=time_s,
+        peak=peak,
+        achieved_tflops=achieved,
+        mfu=mfu,
+        derivation=derivation,
+        executed_flops=count.executed_flops if count else None,
+        count=count,
+    )
+
+
+def _time_input(time_s: float | None) -> tuple[str, str]:
+    return ("time per call", "missing" if time_s is None else f"{short(time_s * 1e6, 9)} µs")
+
+
+def _peak_input(peak: Peak | None) -> tuple[str, str]:
+    if peak is None:
+        return ("peak", "missing")
+    return ("peak", f"{short(peak.tflops)} TFLOP/s, {peak.dtype.value} ({peak.source})")
+
+
+def _missing_common(time_s: float | None, peak: Peak | None) -> list[MissingInput]:
+    out = []
+    if time_s is None:
+        out.append(MissingInput("time", WHERE["time"]))
+    if peak is None:
+        out.append(MissingInput("peak", WHERE["peak"]))
+    return out
+
+
+def calc_gemm(
+    m: int | None,
+    n: int | None,
+    k: int | None,
+    time_s: float | None,
+    peak: Peak | None,
+    batch: int = 1,
+    calls: int = 1,
+) -> OperatorResult:
+    """MFU of a GEMM or batched matmul, (B,)M×K · K×N."""
+    missing = [MissingInput(name, WHERE[name]) for name, v in (("M", m), ("N", n), ("K", k)) if v is None]
+    missing += _missing_common(time_s, peak)
+    count = gemm_flops(m, n, k, batch) if not any(v is None for v in (m, n, k)) else None
+    title = "Batched matmul MFU" if batch != 1 else "GEMM MFU"
+    inputs = [("operator", "batched matmul (B,M,K)·(B,K,N)" if batch != 1 else "GEMM (M,K)·(K,N)")]
+    if batch != 1:
+        inputs.append(("B", str(batch)))
+    inputs += [("M", str(m) if m else "missing"), ("N", str(n) if n else "missing"),
+               ("K", str(k) if k else "missing"), _time_input(time_s), _peak_input(peak)]
+    if calls != 1:
+        inputs.append(("calls", str(calls)))
+    dims = {"M": m, "N": n, "K": k} if count else None
+    return finish_operator(title, inputs, count, time_s, peak, calls, peak.dtype if peak else None, missing,
+                           hint_dims=dims)
+
+
+def calc_linear(
+    batch: int, seq: int, d_in: int, d_out: int, time_s: float | None, peak: Peak | None, calls: int = 1
+) -> OperatorResult:
+    """MFU of a linear layer, input (B, L, D_in) · weight (D_in, D_out)."""
+    count = linear_flops(batch, seq, d_in, d_out)
+    inputs = [("operator", "linear layer"), ("input", f"({batch}, {seq}, {d_in})"), ("weight", f"({d_in}, {d_out})"),
+              _time_input(time_s), _peak_input(peak)]
+    return finish_operator("Linear layer MFU", inputs, count, time_s, peak, calls, peak.dtype if peak else None,
+                           _missing_common(time_s, peak), hint_dims={"M": batch * seq, "N": d_out, "K": d_in})
+
+
+def calc_attention_scores(
+    batch: int, heads: int, len_q: int, len_k: int, head_dim: int, time_s: float | None, peak: Peak | None,
+    calls: int = 1,
+) -> OperatorResult:
+    """MFU of attention's QKᵀ matmul, Q=(B,H,Lq,Dh), K=(B,H,Lk,Dh)."""
+    count = attention_scores_flops(batch, heads, len_q, len_k, head_dim)
+    inputs = [("operator", "attention QKᵀ"), ("Q", f"({batch}, {heads}, {len_q}, {head_dim})"),
+              ("K", f"({batch}, {heads}, {len_k}, {head_dim})"), _time_input(time_s), _peak_input(peak)]
+    return finish_operator("Attention QKᵀ MFU", inputs, count, time_s, peak, calls, peak.dtype if peak else None,
+                           _missing_common(time_s, peak), hint_dims={"M": len_q, "N": len_k, "K": head_dim})
+
+
+def calc_flash_attention(
+    layout: Layout | str | None,
+    q: Shape | None,
+    k: Shape | None,
+    v: Shape | None,
+    time_s: float | None,
+    peak: Peak | None,
+    heads: int | None = None,
+    sparse_mode: int | None = 0,
+    pre_tokens: int | None = None,
+    next_tokens: int | None = None,
+    actual_seq_qlen: Sequence[int] | None = None,
+    actual_seq_kvlen: Sequence[int] | None = None,
+    backward: bool = False,
+    backward_count: BackwardCount | str = BackwardCount.MODEL,
+    convention: MaskConvention | str = MaskConvention.EXACT,
+    calls: int = 1,
+) -> OperatorResult:
+    """MFU of a FlashAttention forward or backward call (mfu.md §3).
+
+    Raises:
+        FlopError: When the given shapes contradict each other or the layout.
+    """
+    title = "FlashAttention backward MFU" if backward else "FlashAttention forward MFU"
+    missing: list[MissingInput] = []
+    if layout is None:
+        missing.append(MissingInput("layout", WHERE["layout"]))
+    if q is None or k is None:
+        missing.append(MissingInput("Q/K shapes", WHERE["shapes"]))
+    if sparse_mode is None:
+        missing.append(MissingInput("sparse_mode", WHERE["sparse_mode"]))
+    is_tnd = layout is not None and str(layout).upper() == "TND"
+    if is_tnd and (not actual_seq_qlen or not actual_seq_kvlen):
+        missing.append(MissingInput("actual_seq_qlen / actual_seq_kvlen", WHERE["actual_seq_qlen"]))
+    missing += _missing_common(time_s, peak)
+    inputs = [
+        ("operator", "FlashAttentionScoreGrad (backward)" if backward else "FlashAttentionScore (forward)"),
+        ("input_layout", str(layout) if layout else "missing"),
+        ("Q", format_shape(q) if q else "missing"),
+        ("K", format_shape(k) if k else "missing"),
+        ("V", format_shape(v) if v else "same as K"),
+    ]
+    if heads:
+        inputs.append(("heads (N_q)", str(heads)))
+    inputs.append(("sparse_mode", "missing" if sparse_mode is None else str(sparse_mode)))
+    if pre_tokens is not None or next_tokens is not None:
+        inputs.append(("pre/next tokens", f"{pre_tokens} / {next_tokens}"))
+    if is_tnd:
+        inputs.append(("actual_seq_qlen", str(list(actual_seq_qlen)) if actual_seq_qlen else "missing"))
+        inputs.append(("actual_seq_kvlen", str(list(actual_seq_kvlen)) if actual_seq_kvlen else "missing"))
+    inputs += [("mask convention", str(MaskConvention(convention).value)), _time_input(time_s), _peak_input(peak)]
+    can_count = layout is not None and q is not None and k is not None and sparse_mode is not None and not (
+        is_tnd and (not actual_seq_qlen or not actual_seq_kvlen)
+    )
+    count: FlopCount | None = None
+    steps: list[str] = []
+    conventions: list[str] = [f"mask convention: {MaskConvention(convention).value}"]
+    fa: AttentionFlops | None = None
+    if can_count:
+        fa = flash_attention_forward(
+            layout, q, k, v, heads, sparse_mode, pre_tokens, next_tokens,
+            list(actual_seq_qlen) if actual_seq_qlen else None,
+            list(actual_seq_kvlen) if actual_seq_kvlen else None, convention,
+        )
+        sh = fa.shape
+        if sh.heads_q is not None:
+            steps.append(f"normalised to (B, N, S, D): B={sh.batch}, N_q={sh.heads_q}, N_kv={sh.heads_kv}, "
+                         f"S_q={sh.seq_q}, S_kv={sh.seq_kv}, D_qk={sh.d_qk}, D_v={sh.d_v}")
+        else:
+            steps.append(f"normalised: B={sh.batch}, S_q={sh.seq_q}, S_kv={sh.seq_kv}, H_q={sh.h_q}, "
+                         f"H_k={sh.h_k}, H_v={sh.h_v} (H = N·D)")
+        steps.append(f"count = {fa.mask_explanation}")
+        if backward:
+            bwd = flash_attention_backward(fa, backward_count)
+            steps.append(f"forward FLOPs = {fa.count.formula} = {fa.count.substituted}")
+            count = bwd.count
+            conventions.append(
+                "backward counted as model FLOPs (2 × forward: dV, dP, dQ, dK)"
+                if BackwardCount(backward_count) is BackwardCount.MODEL
+                else "backward counted as executed FLOPs (2 × forward + recomputed QKᵀ): an HFU view, labelled"
+            )
+        else:
+            count = fa.count
+    hint_extra = []
+    if fa is not None and fa.shape.d_qk is not None and fa.shape.d_qk % CUBE_ALIGN != 0:
+        hint_extra.append(f"head dim {fa.shape.d_qk} is not a multiple of {CUBE_ALIGN}: cube tiles are padded.")
+    if fa is not None and fa.shape.d_qk is not None and fa.shape.d_qk < 64:
+        hint_extra.append(f"head dim {fa.shape.d_qk} is small: the softmax/vector work per score is relatively large.")
+    if sparse_mode is not None and sparse_mode >= 5:
+        hint_extra.append(f"sparse_mode {sparse_mode} is not modelled: FLOPs are an upper bound (full mask).")
+    result = finish_operator(title, inputs, count, time_s, peak, calls, peak.dtype if peak else None, missing,
+                             extra_steps=steps, extra_hints=hint_extra, conventions=conventions)
+    if fa is not None:
+        result.extras["attention"] = fa
+    return result
+
+
+# --- aggregates (vectorised; used by the profiler analysis) -------------------------------
+
+
+@dataclass(frozen=True)
+class AggregateMfu:
+    """Aggregate of many operators: Σ FLOPs, Σ time, achieved and MFU (mfu.md §4.1)."""
+
+    flops: float
+    time_s: float
+    ideal_time_s: float
+    achieved_tflops: float | None
+    mfu: float | None
+
+
+def aggregate(flops: np.ndarray, time_s: np.ndarray, peak_tflops: np.ndarray) -> AggregateMfu:
+    """Operator achievement rate over countable operators.
+
+    ``achieved = Σ FLOPs / Σ t / 1e12``; ``MFU = Σ (FLOPs_i / peak_i) / Σ t_i`` — equal to
+    achieved / peak when every operator has the same peak.
+
+    Args:
+        flops: FLOPs per operator.
+        time_s: Duration per operator (s).
+        peak_tflops: Peak per operator for its dtype (NaN where unknown: those operators
+            count in achieved but make MFU unknown).
+    """
+    flops = np.asarray(flops, dtype=np.float64)
+    time_s = np.asarray(time_s, dtype=np.float64)
+    peak_tflops = np.asarray(peak_tflops, dtype=np.float64)
+    total_flops = float(flops.sum())
+    total_time = float(time_s.sum())
+    if total_time <= 0 or len(flops) == 0:
+        return AggregateMfu(total_flops, total_time, float("nan"), None, None)
+    achieved = total_flops / total_time / 1e12
+    if np.isnan(peak_tflops).any() or (peak_tflops <= 0).any():
+        return AggregateMfu(total_flops, total_time, float("nan"), achieved, None)
+    ideal = float((flops / (peak_tflops * 1e12)).sum())
+    return AggregateMfu(total_flops, total_time, ideal, achieved, ideal / total_time)
+
+
+def step_mfu(flops: np.ndarray, peak_tflops: np.ndarray, step_time_s: float) -> float | None:
+    """End-to-end step MFU: ``Σ (FLOPs_i / peak_i) / step_time`` (mfu.md §4.2)."""
+    if step_time_s is None or step_time_s <= 0:
+        return None
+    flops = np.asarray(flops, dtype=np.float64)
+    peak_tflops = np.asarray(peak_tflops, dtype=np.float64)
+    if len(flops) == 0:
+        return 0.0
+    if np.isnan(peak_tflops).any():
+        return None
+    return float((flops / (peak_tflops * 1e12)).sum()) / step_time_s

@@ -1,0 +1,70 @@
+"""Number formatting shared by derivations, the CLI and the GUI."""
+
+from __future__ import annotations
+
+import math
+
+#: Significant figures of every headline result (mfu.md §1: "3 significant figures").
+RESULT_SIG_FIGS = 3
+
+
+def sig(value: float | int | None, figures: int = RESULT_SIG_FIGS) -> str:
+    """Format a number with a fixed count of significant figures.
+
+    Args:
+        value: The number (``None`` or NaN gives ``"n/a"``).
+        figures: Significant figures to keep.
+
+    Returns:
+        The formatted number, without exponent for magnitudes between 1e-4 and 1e9.
+    """
+    if value is None:
+        return "n/a"
+    value = float(value)
+    if math.isnan(value):
+        return "n/a"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    if magnitude >= 9 or magnitude < -4:
+        return f"{value:.{figures - 1}e}"
+    decimals = max(figures - 1 - magnitude, 0)
+    rounded = round(value, decimals)
+    # Rounding can add a digit (999.6 -> 1000); recompute the decimals once.
+    if rounded != 0 and math.floor(math.log10(abs(rounded))) != magnitude:
+        decimals = max(decimals - 1, 0)
+        rounded = round(value, decimals)
+    return f"{rounded:.{decimals}f}"
+
+
+def pct(fraction: float | None, figures: int = RESULT_SIG_FIGS) -> str:
+    """Format a fraction (0.457) as a percentage with significant figures ("45.7 %")."""
+    if fraction is None or (isinstance(fraction, float) and math.isnan(fraction)):
+        return "n/a"
+    return f"{sig(fraction * 100.0, figures)} %"
+
+
+def grouped(value: int | float) -> str:
+    """Format an integer with thousands separators (68,719,476,736)."""
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.3f}"
+    return f"{int(value):,}"
+
+
+def sci(value: float | int | None, figures: int = RESULT_SIG_FIGS) -> str:
+    """Format in scientific notation with significant figures (6.87e+10)."""
+    if value is None:
+        return "n/a"
+    return f"{float(value):.{figures - 1}e}"
+
+
+def short(value: float | int | None, figures: int = 6) -> str:
+    """Format with at most ``figures`` significant digits and no trailing zeros (275, 353.9, 5.4e+11)."""
+    if value is None:
+        return "n/a"
+    value = float(value)
+    if math.isnan(value):
+        return "n/a"
+    return f"{value:.{figures}g}"
