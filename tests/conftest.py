@@ -1,0 +1,45 @@
+"""Test configuration: offscreen Qt, isolated user folders, the public samples."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Before any Qt import: GUI tests run without a screen.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT.parent / "shared" / "samples"
+SPEC = ROOT.parent / "shared" / "spec"
+
+
+@pytest.fixture(autouse=True)
+def isolated_user_dirs(tmp_path_factory, monkeypatch):
+    """Settings, caches and the user catalog go to a temporary folder, never the real ones."""
+    base = tmp_path_factory.mktemp("userdirs")
+    for name in ("DATA", "CACHE", "CONFIG"):
+        path = base / name.lower()
+        path.mkdir()
+        monkeypatch.setenv(f"MFU_DESKTOP_{name}_DIR", str(path))
+    from mfu_desktop.core import chips
+
+    monkeypatch.setattr(chips, "_DEFAULT_CATALOG", None)
+    yield base
+
+
+@pytest.fixture
+def samples() -> Path:
+    """The public profiler samples in ../shared/samples (skips when absent)."""
+    if not SAMPLES.is_dir():
+        pytest.skip(f"public samples not found at {SAMPLES} (clone the shared/ folder beside the project)")
+    return SAMPLES
+
+
+@pytest.fixture
+def spec_dir() -> Path:
+    """The reference spec folder ../shared/spec (skips when absent)."""
+    if not SPEC.is_dir():
+        pytest.skip(f"reference spec not found at {SPEC} (clone the shared/ folder beside the project)")
+    return SPEC

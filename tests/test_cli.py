@@ -1,0 +1,140 @@
+"""The ``mfu`` command line: JSON contract, reference cases, errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mfu_desktop.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys, *argv):
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_gemm_json_contract(capsys):
+    data = run_json(capsys, "calc", "gemm", "--m", "4096", "--n", "1024", "--k", "6144", "--time-us", "200",
+                    "--chip", "910B2", "--dtype", "bf16")
+    assert set(data) >= {"flops", "achieved_tflops", "peak_tflops", "mfu", "derivation"}
+    assert isinstance(data["flops"], int) and data["flops"] == 51_539_607_552
+    assert data["peak_tflops"] == 353.9
+    assert data["mfu"] == pytest.approx(51_539_607_552 / 200e-6 / 1e12 / 353.9)
+    assert all(isinstance(line, str) for line in data["derivation"])
+
+
+def test_gemm_batch(capsys):
+    data = run_json(capsys, "calc", "gemm", "--m", "1024", "--n", "1024", "--k", "512", "--batch", "12",
+                    "--time-us", "45.5", "--peak-tflops", "363.7")
+    assert data["flops"] == 2 * 12 * 1024 * 1024 * 512
+
+
+def test_fa_sample_row(capsys):
+    data = run_json(capsys, "calc", "fa", "--layout", "SBH", "--q-shape", "4096,2,512", "--k-shape", "4096,2,512",
+                    "--v-shape", "4096,2,512", "--heads", "4", "--time-us", "410.188", "--peak-tflops", "294.9")
+    assert data["flops"] == 68_719_476_736
+    assert data["achieved_tflops"] == pytest.approx(167.53, abs=0.01)
+
+
+def test_fa_varlen_and_backward(capsys):
+    data = run_json(capsys, "calc", "fa", "--layout", "TND", "--q-shape", "12,4,64", "--k-shape", "12,4,64",
+                    "--actual-seq-qlen", "3,7,12", "--actual-seq-kvlen", "3,7,12", "--sparse-mode", "3",
+                    "--backward", "--time-us", "10", "--chip", "910B2")
+    assert data["flops"] == 2 * (2 * 4 * 128 * 31)
+    assert data["executed_flops"] == 2 * 4 * 128 * 31 * 5 // 2
+
+
+def test_fa_seed_convention(capsys):
+    data = run_json(capsys, "calc", "fa", "--layout", "BNSD", "--q-shape", "1,8,4096,128", "--k-shape",
+                    "1,8,4096,128", "--sparse-mode", "2", "--convention", "seed", "--time-us", "100",
+                    "--peak-tflops", "353.9")
+    assert data["flops"] == 2 * 8 * 4096 * 4096 * 256 // 2
+
+
+def test_model_palm_reference(capsys):
+    data = run_json(capsys, "model", "--params", "540e9", "--layers", "118", "--heads", "48", "--head-dim", "256",
+                    "--seq", "2048", "--tokens-per-s", "238.3e3", "--peak-tflops", "275", "--chips", "6144",
+                    "--remat-fraction", "0.75", "--remat-attention")
+    assert set(data) >= {"flops_per_token", "attention_flops_per_token", "mfu_without_attention",
+                         "mfu_with_attention", "hfu", "derivation"}
+    assert round(data["mfu_without_attention"] * 100, 1) == 45.7
+    assert round(data["mfu_with_attention"] * 100, 1) == 46.2
+    assert round(data["hfu"] * 100, 1) == 57.8
+    assert round(data["flops_per_token"] / 1e12, 2) == 3.28
+
+
+def test_model_hfu_null_without_remat(capsys):
+    data = run_json(capsys, "model", "--params", "540e9", "--layers", "118", "--heads", "48", "--head-dim", "256",
+                    "--seq", "2048", "--global-batch", "2048", "--step-time-s", "17.6", "--peak-tflops", "275",
+                    "--chips", "6144")
+    assert data["hfu"] is None
+    assert data["tokens_per_s"] == pytest.approx(2048 * 2048 / 17.6)
+
+
+def test_model_inverse(capsys):
+    data = run_json(capsys, "model", "--params", "7e9", "--layers", "32", "--heads", "32", "--head-dim", "128",
+                    "--seq", "4096", "--chip", "910B2", "--chips", "8", "--target-mfu", "0.5", "--global-batch", "64")
+    fpt = 6 * 7e9 + 12 * 32 * 32 * 128 * 4096
+    assert data["tokens_per_s"] == pytest.approx(0.5 * 353.9e12 * 8 / fpt)
+    assert data["step_time_s"] == pytest.approx(64 * 4096 / data["tokens_per_s"])
+
+
+def test_model_modern(capsys):
+    data = run_json(capsys, "model", "--d-model", "1024", "--layers", "2", "--heads", "16", "--head-dim", "64",
+                    "--kv-heads", "4", "--ffn-hidden", "2816", "--vocab", "32000", "--seq", "2048",
+                    "--tokens-per-s", "1e5", "--peak-tflops", "353.9", "--chips", "1", "--causal-halved")
+    n = 2 * (1024 * 1024 * 2 + 2 * 1024 * 256 + 3 * 1024 * 2816) + 1024 * 32000
+    assert data["flops_per_token"] == pytest.approx(6 * n + 12 * 2 * 16 * 64 * 2048 / 2)
+
+
+def test_chips_json_has_sources(capsys):
+    data = run_json(capsys, "chips")
+    chips = {c["identifier"]: c for c in data["chips"]}
+    assert len(chips) == 49
+    b2 = chips["Huawei Ascend 910B2"]["values"]["cube_bf16_tflops"]
+    assert b2["value"] == 353.9 and "CFG" in b2["source"] and b2["confidence"] == "B"
+
+
+def test_chips_human_and_detail(capsys):
+    code, out, _ = run(capsys, "chips", "910B1")
+    assert code == 0 and "378.88" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "argument"),
+    [
+        (["calc", "gemm", "--m", "x"], "--m"),
+        (["calc", "gemm", "--m", "-4"], "--m"),
+        (["calc", "gemm", "--m", "1", "--n", "1", "--k", "1", "--time-us", "1", "--chip", "nonesuch"], "--chip"),
+        (["calc", "gemm", "--m", "1", "--n", "1", "--k", "1", "--time-us", "1", "--chip", "910A"], "--dtype"),
+        (["calc", "fa", "--layout", "XYZ"], "--layout"),
+        (["calc", "fa", "--layout", "BNSD", "--q-shape", "1,2,a"], "--q-shape"),
+    ],
+)
+def test_bad_arguments_exit_2_naming_the_argument(capsys, argv, argument):
+    with pytest.raises(SystemExit) as exc:
+        code = main(argv)
+        raise SystemExit(code)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and argument in err[0]
+
+
+def test_missing_inputs_listed(capsys):
+    code, _, err = run(capsys, "calc", "gemm", "--m", "4096", "--n", "1024", "--time-us", "100")
+    assert code == 2
+    assert "K —" in err and "peak —" in err
+
+
+def test_contradictory_fa_shapes_exit_2(capsys):
+    code, _, err = run(capsys, "calc", "fa", "--layout", "BNSD", "--q-shape", "2,8,128,64", "--k-shape",
+                       "3,8,128,64", "--time-us", "1", "--peak-tflops", "100")
+    assert code == 2 and "batch differs" in err
