@@ -1,0 +1,127 @@
+"""Benchmark: full profile analysis against plain CSV readers on the same million-row file.
+
+Usage::
+
+    python bench/bench_analyze.py [--rows 1000000] [--keep DIR]
+
+Generates a PipeUtilization kernel_details.csv with ``python -m mfu_desktop.demo`` (unless
+``--keep`` points at an existing one), then times in one run, each as its own process so
+that start-up and imports count the same way for all:
+
+(a) ``mfu analyze --json`` (no cache), (b) ``pandas.read_csv``, (c) ``pyarrow.csv.read_csv``,
+(d) the seed document's awk extractor (column numbers adjusted to the header), and
+(e) ``mfu analyze --json`` again on the unchanged folder (served from the cache).
+
+Prints wall time and peak RSS of each and the ratios the targets are stated in:
+(a)/(c) ≤ 1.5, (a) < (b), (a) < (d), peak RSS of (a) ≤ CSV size, (e)/(a) ≤ 0.10.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_measured(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS (MB) and stdout of a child, using wait4 for the child's own peak."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    chunks = []
+    assert proc.stdout is not None
+    while True:
+        data = proc.stdout.read(1 << 16)
+        if not data:
+            break
+        chunks.append(data)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(cmd[:4])} failed: {err[-2000:]}")
+    return wall, usage.ru_maxrss / 1024.0, b"".join(chunks).decode(errors="replace")
+
+
+def awk_program(header: list[str]) -> str:
+    """The seed's awk extractor with its column numbers adjusted to ``header``."""
+    col = {name: i + 1 for i, name in enumerate(header)}
+    t, d, ins, outs = col["Type"], col["Duration(us)"], col["Input Shapes"], col["Output Shapes"]
+    return (
+        "NR>1 && $" + str(t) + " ~ /^MatMul/ {\n"
+        "  ins=$" + str(ins) + "; gsub(/\"/,\"\",ins); outs=$" + str(outs) + "; gsub(/\"/,\"\",outs); dur=$"
+        + str(d) + "+0\n"
+        "  split(ins,p,\";\"); split(p[1],a,\",\"); split(outs,o,\",\")\n"
+        "  M=o[1]+0; N=o[2]+0; a1=a[1]+0; a2=a[2]+0\n"
+        "  K=(a1==M)?a2:a1\n"
+        "  if(M>0&&N>0&&K>0&&dur>0){tot+=2.0*M*N*K; td+=dur; cnt++; cu+=$NF}\n"
+        "}\n"
+        "END{ ach=tot/(td/1e6)/1e12\n"
+        "  printf \"MatMul count=%d FLOPs=%.3e achieved=%.1f TFLOP/s cube_util=%.1f%%\\n\",cnt,tot,ach,cu/cnt\n"
+        "  printf \"MFU @910B1(378.88)=%.1f%% @910B3(294.91)=%.1f%%\\n\",ach/378.88*100,ach/294.91*100 }\n"
+    )
+
+
+def main() -> int:
+    """Run the benchmark and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--keep", type=Path, help="profile folder to reuse (generated there when missing)")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="mfu-bench-"))
+    profile = args.keep or (work / "profile")
+    env = dict(os.environ, MFU_DESKTOP_CACHE_DIR=str(work / "cache"), PYTHONPATH=str(ROOT))
+    py = sys.executable
+    if not any(profile.glob("*_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv")):
+        t0 = time.perf_counter()
+        subprocess.run([py, "-m", "mfu_desktop.demo", str(profile), "--ranks", "1", "--kernels", str(args.rows)],
+                       check=True, env=env)
+        print(f"generated {args.rows:,} rows in {time.perf_counter() - t0:.1f} s")
+    csv = next(profile.glob("*_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv"))
+    size_mb = csv.stat().st_size / 2**20
+    header = csv.open(encoding="utf-8").readline().rstrip("\n").split(",")
+    rows = {}
+    mfu = [py, "-m", "mfu_desktop", "analyze", str(profile), "--json"]
+    rows["(a) mfu analyze --json"] = run_measured([*mfu, "--no-cache"], env)
+    rows["(b) pandas.read_csv"] = run_measured(
+        [py, "-c", f"import pandas as pd; df = pd.read_csv({str(csv)!r}); print(len(df))"], env)
+    rows["(c) pyarrow.csv.read_csv"] = run_measured(
+        [py, "-c", f"import pyarrow.csv as c; t = c.read_csv({str(csv)!r}); print(t.num_rows)"], env)
+    awk = shutil.which("gawk") or shutil.which("awk")
+    if awk:
+        prog = work / "extract.awk"
+        prog.write_text(awk_program(header))
+        rows["(d) seed awk extractor"] = run_measured(
+            [awk, "-v", "FPAT=([^,]*)|(\"[^\"]*\")|(\"\"\"[^\"]*\"\"\")", "-f", str(prog), str(csv)], env)
+    run_measured(mfu, env)  # fill the cache
+    rows["(e) mfu analyze --json, cached"] = run_measured(mfu, env)
+    print(f"\nfile: {csv.name}, {args.rows:,} rows, {size_mb:.0f} MB")
+    print(f"{'run':34} {'wall s':>8} {'peak RSS MB':>12}")
+    for name, (wall, rss, _) in rows.items():
+        print(f"{name:34} {wall:8.2f} {rss:12.0f}")
+    a = rows["(a) mfu analyze --json"]
+    c = rows["(c) pyarrow.csv.read_csv"]
+    b = rows["(b) pandas.read_csv"]
+    e = rows["(e) mfu analyze --json, cached"]
+    print("\nratios (targets in brackets)")
+    print(f"  (a)/(c) analysis vs pyarrow read : {a[0] / c[0]:.2f}  [≤ 1.5]")
+    print(f"  (a)/(b) analysis vs pandas read  : {a[0] / b[0]:.2f}  [< 1]")
+    if "(d) seed awk extractor" in rows:
+        d = rows["(d) seed awk extractor"]
+        print(f"  (a)/(d) analysis vs awk          : {a[0] / d[0]:.2f}  [< 1]")
+        print(f"  awk says: {d[2].strip().splitlines()[0] if d[2].strip() else '(no output)'}")
+    print(f"  peak RSS (a) / CSV size          : {a[1] / size_mb:.2f}  [≤ 1]")
+    print(f"  (e)/(a) cached second analysis   : {e[0] / a[0]:.2f}  [≤ 0.10]")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,454 @@
+"""Shape → FLOPs for profiler operator types: a pluggable registry (mfu.md §2.3, §3.5).
+
+Each rule takes the parsed shapes and dtypes of one (type, shape) combination and returns a
+:class:`FlopEstimate`: the FLOPs, or the reason they cannot be counted, plus the assumption
+used and how sure it is. The analysis calls a rule once per distinct combination, never per
+row. Adding an operator type is one function and a test::
+
+    @register("MyMatmulOp")
+    def _my_op(ctx: ShapeContext) -> FlopEstimate:
+        ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from mfu_desktop.core.flops import (
+    BackwardCount,
+    FlopError,
+    Layout,
+    MaskConvention,
+    ResolveStatus,
+    flash_attention_backward,
+    flash_attention_forward,
+    resolve_matmul,
+)
+from mfu_desktop.core.numbers import grouped
+from mfu_desktop.core.shapes import Shape, ShapeError, format_shape, numel, parse_dtypes, parse_shapes
+
+#: The compressed causal mask of sparse_mode 2/3/4 (CANN docs): 2048 × 2048.
+COMPRESSED_MASK = (2048, 2048)
+#: softmax_max / softmax_sum keep 8 floats per row.
+SOFTMAX_LANES = 8
+
+_FLOAT_DTYPES = {"FLOAT", "DT_FLOAT", "FLOAT32", "DT_FLOAT32"}
+_MASK_DTYPES = {"BOOL", "DT_BOOL", "UINT8", "DT_UINT8", "DT_BF16", "FLOAT16", "DT_FLOAT16", "INT8"}
+
+
+class Confidence:
+    """How sure an estimate is (shown next to FlashAttention FLOPs)."""
+
+    EXACT = "exact"
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+@dataclass(frozen=True)
+class FlopOptions:
+    """User choices that change FLOPs (each stamped into reports).
+
+    Attributes:
+        fa_sparse_mode: ``"auto"`` (inferred from the mask) or a sparse_mode to apply to every
+            FlashAttention kernel.
+        fa_layout: ``"auto"`` or a layout to apply.
+        fa_backward: ``model`` (2× forward, default) or ``executed`` (2.5×, HFU view).
+        mask_convention: ``exact`` or ``seed``.
+    """
+
+    fa_sparse_mode: str | int = "auto"
+    fa_layout: str = "auto"
+    fa_backward: str = BackwardCount.MODEL.value
+    mask_convention: str = MaskConvention.EXACT.value
+
+    def describe(self) -> list[str]:
+        """The options as convention lines."""
+        return [
+            f"FlashAttention sparse_mode: {self.fa_sparse_mode}"
+            + (" (inferred per kernel from atten_mask)" if self.fa_sparse_mode == "auto" else " (user override)"),
+            f"FlashAttention layout: {self.fa_layout}"
+            + (" (inferred from softmax_max's shape)" if self.fa_layout == "auto" else " (user override)"),
+            "FlashAttention backward: " + ("model FLOPs, 2 × forward" if self.fa_backward == "model"
+                                          else "executed FLOPs incl. recomputed QKᵀ (HFU view)"),
+            f"mask geometry: {self.mask_convention}",
+        ]
+
+
+@dataclass(frozen=True)
+class ShapeContext:
+    """One distinct (type, shapes, dtypes) combination of a profile."""
+
+    op_type: str
+    inputs: tuple[Shape, ...] | None
+    outputs: tuple[Shape, ...] | None
+    input_dtypes: tuple[str, ...]
+    output_dtypes: tuple[str, ...]
+    options: FlopOptions = field(default_factory=FlopOptions)
+
+
+@dataclass(frozen=True)
+class FlopEstimate:
+    """FLOPs of one kernel shape, or why there are none.
+
+    Attributes:
+        flops: Model FLOPs, ``None`` when not countable.
+        reason: Why not countable (empty when counted).
+        assumption: Inferences used (FA layout/mask), shown in the derivation.
+        confidence: exact / high / medium / low.
+        detail: The formula with numbers substituted.
+        executed_flops: Hardware-executed FLOPs when they differ (FA backward).
+        dims: Named dims for hints and "Open in calculator".
+    """
+
+    flops: int | None
+    reason: str = ""
+    assumption: str = ""
+    confidence: str = Confidence.EXACT
+    detail: str = ""
+    executed_flops: int | None = None
+    dims: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def counted(self) -> bool:
+        """True when FLOPs are known."""
+        return self.flops is not None
+
+
+Rule = Callable[[ShapeContext], FlopEstimate]
+_RULES: list[tuple[tuple[str, ...], bool, Rule]] = []
+_SHAPE_FREE: set[Rule] = set()
+
+
+def register(*prefixes: str, exact: bool = False, needs_shapes: bool = True) -> Callable[[Rule], Rule]:
+    """Register a rule for operator types starting with (or equal to) one of ``prefixes``.
+
+    Rules registered earlier win; put specific names before general prefixes. A rule with
+    ``needs_shapes=False`` is called even when the shapes are ``N/A``.
+    """
+
+    def wrap(rule: Rule) -> Rule:
+        _RULES.append((prefixes, exact, rule))
+        if not needs_shapes:
+            _SHAPE_FREE.add(rule)
+        return rule
+
+    return wrap
+
+
+def rule_for(op_type: str) -> Rule | None:
+    """The rule that counts ``op_type``, or ``None`` (no FLOP rule: vector, communication …)."""
+    for prefixes, exact, rule in _RULES:
+        if exact and op_type in prefixes:
+            return rule
+        if not exact and op_type.startswith(prefixes):
+            return rule
+    return None
+
+
+def estimate(op_type: str, input_shapes: str | None, output_shapes: str | None, input_dtypes: str | None,
+             output_dtypes: str | None, options: FlopOptions | None = None) -> FlopEstimate | None:
+    """FLOPs of one kernel shape from the profiler's cells; ``None`` when the type has no rule."""
+    rule = rule_for(op_type)
+    if rule is None:
+        return None
+    if rule in _SHAPE_FREE:
+        return rule(ShapeContext(op_type, None, None, (), (), options or FlopOptions()))
+    try:
+        inputs = parse_shapes(input_shapes)
+        outputs = parse_shapes(output_shapes)
+    except ShapeError as exc:
+        return FlopEstimate(None, f"malformed shapes: {exc}")
+    if inputs is None or outputs is None:
+        return FlopEstimate(None, "shapes N/A (Level0 capture, or shapes not collected)")
+    ctx = ShapeContext(op_type, inputs, outputs, parse_dtypes(input_dtypes), parse_dtypes(output_dtypes),
+                       options or FlopOptions())
+    try:
+        return rule(ctx)
+    except FlopError as exc:
+        return FlopEstimate(None, f"inconsistent shapes: {exc}")
+
+
+# --- rules --------------------------------------------------------------------------------
+
+_FUSED_COMM = ("AllGatherMatmul", "MatmulReduceScatter", "MatmulAllReduce", "MatmulAllToAll", "AlltoAllMatmul",
+               "AllToAllAllGatherBatchMatMul", "BatchMatMulReduceScatterAlltoAll")
+
+
+@register(*_FUSED_COMM, needs_shapes=False)
+def _fused_compute_comm(ctx: ShapeContext) -> FlopEstimate:
+    return FlopEstimate(
+        None,
+        "fused compute+communication: its duration includes communication waits, so a matmul MFU would be "
+        "meaningless",
+    )
+
+
+def _nonempty(shapes: tuple[Shape, ...]) -> list[Shape]:
+    return [s for s in shapes if s]
+
+
+@register("MatMul", "BatchMatMul", "QuantBatchMatmul", "WeightQuantBatchMatmul", "Matmul")
+def _matmul(ctx: ShapeContext) -> FlopEstimate:
+    inputs = _nonempty(ctx.inputs or ())
+    outputs = _nonempty(ctx.outputs or ())
+    if len(inputs) < 2 or not outputs:
+        return FlopEstimate(None, "matmul needs two input shapes and an output shape")
+    a, b, out = inputs[0], inputs[1], outputs[0]
+    r = resolve_matmul(a, b, out)
+    if r.status is not ResolveStatus.OK:
+        prefix = "inconsistent shapes" if r.status is ResolveStatus.INCONSISTENT else "shapes not resolvable"
+        return FlopEstimate(None, f"{prefix}: {r.reason}")
+    dims = (("M", r.m), ("N", r.n), ("K", r.k), ("batch", r.batch))
+    return FlopEstimate(r.count.flops, "", r.count.notes[0] if r.count.notes else "", Confidence.EXACT,
+                        f"2·numel(out)·K = {r.count.substituted}", None, dims)
+
+
+@register("GroupedMatmul")
+def _grouped_matmul(ctx: ShapeContext) -> FlopEstimate:
+    inputs = _nonempty(ctx.inputs or ())
+    outputs = _nonempty(ctx.outputs or ())
+    if len(inputs) < 2 or not outputs:
+        return FlopEstimate(None, "GroupedMatmul needs x, weight and an output shape")
+    x, w, y = inputs[0], inputs[1], outputs[0]
+    if len(x) != 2 or len(y) != 2 or x[0] != y[0] or len(w) not in (2, 3):
+        return FlopEstimate(None, f"GroupedMatmul shapes x=[{format_shape(x)}], w=[{format_shape(w)}], "
+                                  f"y=[{format_shape(y)}] are not (T,K)·(E,K,N)→(T,N)")
+    t, k = x
+    n = y[1]
+    if {w[-2], w[-1]} != {k, n} and not (w[-2] == k and w[-1] == n):
+        return FlopEstimate(None, f"inconsistent shapes: weight [{format_shape(w)}] has no K={k} × N={n}")
+    flops = 2 * t * k * n
+    return FlopEstimate(flops, "", "only routed tokens are counted: E does not multiply", Confidence.EXACT,
+                        f"2·T·K·N = 2 × {t} × {k} × {n} = {grouped(flops)}", None,
+                        (("T", t), ("K", k), ("N", n), ("E", w[0] if len(w) == 3 else 1)))
+
+
+# --- FlashAttention -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _FaInference:
+    layout: Layout
+    heads: int | None
+    sparse_mode: int
+    notes: tuple[str, ...]
+    confidence: str
+
+
+def _softmax(ctx: ShapeContext, backward: bool) -> Shape | None:
+    """softmax_max: first FLOAT output (forward) or a FLOAT input ending in 8 (backward)."""
+    if backward:
+        tensors, dtypes = ctx.inputs or (), ctx.input_dtypes
+        start = 3
+    else:
+        tensors, dtypes = ctx.outputs or (), ctx.output_dtypes
+        start = 0
+    for i, shape in enumerate(tensors):
+        if i < start or not shape:
+            continue
+        dtype = dtypes[i].upper() if i < len(dtypes) else ""
+        if dtype and dtype not in _FLOAT_DTYPES:
+            continue
+        if len(shape) >= 3 and shape[-1] == SOFTMAX_LANES:
+            return shape
+        if len(shape) == 1 and not backward:
+            return shape  # 2023: outputs flattened to 1-D
+    return None
+
+
+def _mask(ctx: ShapeContext, q: Shape, skip: int) -> Shape | None:
+    """atten_mask: a rank-2 or rank-4 tensor after Q/K/V(/dy) whose last dims are square-ish."""
+    inputs = ctx.inputs or ()
+    for i, shape in enumerate(inputs):
+        if i < skip or not shape or shape == q:
+            continue
+        dtype = ctx.input_dtypes[i].upper() if i < len(ctx.input_dtypes) else ""
+        if dtype in _FLOAT_DTYPES:
+            continue
+        if len(shape) in (2, 4) and shape[-1] > 1 and shape[-2] > 1 and (not dtype or dtype in _MASK_DTYPES):
+            if len(shape) == 4 and shape[-1] == SOFTMAX_LANES:
+                continue
+            return shape
+    return None
+
+
+def _infer_fa(ctx: ShapeContext, q: Shape, k: Shape, backward: bool) -> _FaInference:
+    notes: list[str] = []
+    confidence = Confidence.HIGH
+    sm = _softmax(ctx, backward)
+    mask = _mask(ctx, q, 4 if backward else 3)
+    heads: int | None = None
+    layout: Layout | None = None
+    forced = ctx.options.fa_layout
+    if forced and forced != "auto":
+        layout = Layout(str(forced).upper())
+        notes.append(f"layout {layout.value} (user override)")
+    rank = len(q)
+    if layout is None and rank == 4:
+        if sm is not None and len(sm) == 4:
+            b, n, s = sm[0], sm[1], sm[2]
+            if (q[0], q[1], q[2]) == (b, n, s):
+                layout = Layout.BNSD
+            elif (q[0], q[1], q[2]) == (b, s, n):
+                layout = Layout.BSND
+            if layout is not None:
+                notes.append(f"layout {layout.value}: Q [{format_shape(q)}] against softmax_max [{format_shape(sm)}]")
+        if layout is None:
+            if mask is not None and mask[-2] == q[1] and mask[-2] != q[2]:
+                layout = Layout.BSND
+            elif mask is not None and mask[-2] == q[2] and mask[-2] != q[1]:
+                layout = Layout.BNSD
+            else:
+                layout = Layout.BNSD if q[1] <= q[2] else Layout.BSND
+                confidence = Confidence.LOW
+            notes.append(f"layout {layout.value} guessed from Q [{format_shape(q)}] (no usable softmax_max shape)")
+            confidence = min(confidence, Confidence.MEDIUM, key=_rank_confidence)
+    elif layout is None and rank == 3:
+        if sm is not None and len(sm) == 3:
+            layout = Layout.TND
+            notes.append(f"layout TND: softmax_max [{format_shape(sm)}] is rank 3 (varlen)")
+        elif sm is not None and len(sm) == 4:
+            b, n, s = sm[0], sm[1], sm[2]
+            if (q[0], q[1]) == (b, s):
+                layout = Layout.BSH
+            elif (q[0], q[1]) == (s, b):
+                layout = Layout.SBH
+            if layout is not None:
+                heads = n
+                notes.append(f"layout {layout.value}, N = {n}: Q [{format_shape(q)}] against softmax_max "
+                             f"[{format_shape(sm)}]")
+        if layout is None:
+            # Flattened softmax (2023) or none: S is the mask's side when there is one.
+            if mask is not None and mask[-1] == q[0] and mask[-1] != q[1]:
+                layout = Layout.SBH
+                notes.append(f"layout SBH: atten_mask [{format_shape(mask)}] matches Q's first dim")
+            elif mask is not None and mask[-1] == q[1] and mask[-1] != q[0]:
+                layout = Layout.BSH
+                notes.append(f"layout BSH: atten_mask [{format_shape(mask)}] matches Q's second dim")
+            else:
+                layout = Layout.SBH if q[0] >= q[1] else Layout.BSH
+                confidence = Confidence.LOW
+                notes.append(f"layout {layout.value} guessed (the longer of Q's first two dims taken as S)")
+            if sm is not None and len(sm) == 1:
+                b, s = (q[1], q[0]) if layout is Layout.SBH else (q[0], q[1])
+                if sm[0] % (b * s * SOFTMAX_LANES) == 0:
+                    heads = sm[0] // (b * s * SOFTMAX_LANES)
+                    notes.append(f"N = {heads} from the flattened softmax_max ({sm[0]} = B·N·S·8)")
+    elif layout is None:
+        raise FlopError(f"Q has rank {rank}; FlashAttention Q is rank 3 or 4")
+    # Mask → sparse_mode.
+    forced_mode = ctx.options.fa_sparse_mode
+    if forced_mode not in (None, "auto"):
+        mode = int(forced_mode)
+        notes.append(f"sparse_mode {mode} (user override)")
+    elif mask is not None and tuple(mask[-2:]) == COMPRESSED_MASK:
+        mode = 2
+        notes.append("atten_mask 2048×2048 is the compressed causal mask (sparse_mode 2/3/4): counted as causal, "
+                     "sparse_mode 2")
+        confidence = min(confidence, Confidence.MEDIUM, key=_rank_confidence)
+    elif mask is not None:
+        mode = 0
+        notes.append(f"explicit atten_mask [{format_shape(mask)}]: counted as full (sparse_mode 0); if the mask is "
+                     "causal these FLOPs are ~2× too high — override with the sparse mode")
+        confidence = min(confidence, Confidence.MEDIUM, key=_rank_confidence)
+    else:
+        mode = 0
+        notes.append("no atten_mask: full attention (sparse_mode 0)")
+    return _FaInference(layout, heads, mode, tuple(notes), confidence)
+
+
+def _rank_confidence(level: str) -> int:
+    return {Confidence.LOW: 0, Confidence.MEDIUM: 1, Confidence.HIGH: 2, Confidence.EXACT: 3}[level]
+
+
+def _flash_attention(ctx: ShapeContext, backward: bool) -> FlopEstimate:
+    inputs = ctx.inputs or ()
+    if len(inputs) < 3 or not inputs[0] or not inputs[1] or not inputs[2]:
+        return FlopEstimate(None, "FlashAttention needs query, key and value shapes")
+    q, k, v = inputs[0], inputs[1], inputs[2]
+    inference = _infer_fa(ctx, q, k, backward)
+    if inference.layout is Layout.TND:
+        return FlopEstimate(
+            None,
+            "varlen (TND) without actual_seq_qlen values: the profile records only their shapes; give the "
+            "cumulative lengths in the calculator",
+            "; ".join(inference.notes), Confidence.LOW,
+        )
+    fa = flash_attention_forward(inference.layout, q, k, v, inference.heads, inference.sparse_mode,
+                                 convention=ctx.options.mask_convention)
+    count = fa.count
+    executed = None
+    if backward:
+        bwd = flash_attention_backward(fa, ctx.options.fa_backward)
+        count = bwd.count
+        executed = bwd.count.executed_flops
+    sh = fa.shape
+    dims: list[tuple[str, object]] = [("layout", inference.layout.value), ("B", sh.batch), ("S_q", sh.seq_q),
+                                      ("S_kv", sh.seq_kv), ("sparse_mode", inference.sparse_mode)]
+    if sh.heads_q is not None:
+        dims += [("N_q", sh.heads_q), ("N_kv", sh.heads_kv), ("D_qk", sh.d_qk), ("D_v", sh.d_v)]
+    dims += [("Q", format_shape(q)), ("K", format_shape(k)), ("V", format_shape(v))]
+    detail = f"{count.formula} = {count.substituted}"
+    if backward:
+        detail = f"forward {fa.count.formula} = {fa.count.substituted}; backward {detail}"
+    return FlopEstimate(count.flops, "", "; ".join(inference.notes) + " (FLOPs estimated from shapes)",
+                        inference.confidence, detail, executed, tuple(dims))
+
+
+@register("FlashAttentionScoreGrad", "FlashAttentionUnpaddingScoreGrad", exact=True)
+def _fa_backward(ctx: ShapeContext) -> FlopEstimate:
+    return _flash_attention(ctx, backward=True)
+
+
+@register("FlashAttentionScore", "FlashAttentionUnpaddingScore", exact=True)
+def _fa_forward(ctx: ShapeContext) -> FlopEstimate:
+    return _flash_attention(ctx, backward=False)
+
+
+@register("FusedInferAttentionScore", "PromptFlashAttention", "IncreFlashAttention")
+def _fa_inference(ctx: ShapeContext) -> FlopEstimate:
+    inputs = _nonempty(ctx.inputs or ())
+    if len(inputs) < 3:
+        return FlopEstimate(None, "attention needs query, key and value shapes")
+    q, k, v = inputs[0], inputs[1], inputs[2]
+    if len(q) != len(k):
+        return FlopEstimate(None, "paged KV cache (key rank differs from query): FLOPs need the sequence lengths")
+    layout = Layout.BNSD if len(q) == 4 and q[1] <= q[2] else (Layout.BSND if len(q) == 4 else Layout.BSH)
+    forced = ctx.options.fa_layout
+    if forced and forced != "auto":
+        layout = Layout(str(forced).upper())
+    fa = flash_attention_forward(layout, q, k, v, None, 0, convention=ctx.options.mask_convention)
+    return FlopEstimate(fa.count.flops, "", f"layout {layout.value} guessed, no mask assumed (inference attention; "
+                        "FLOPs estimated from shapes)", Confidence.LOW,
+                        f"{fa.count.formula} = {fa.count.substituted}")
+
+
+@register("Conv2D", exact=True)
+def _conv2d(ctx: ShapeContext) -> FlopEstimate:
+    inputs = _nonempty(ctx.inputs or ())
+    outputs = _nonempty(ctx.outputs or ())
+    if len(inputs) < 2 or not outputs:
+        return FlopEstimate(None, "Conv2D needs input, weight and output shapes")
+    x, w, y = inputs[0], inputs[1], outputs[0]
+    if len(x) != 4 or len(w) != 4 or len(y) != 4:
+        return FlopEstimate(None, f"Conv2D in a {len(x)}-D storage format (NC1HWC0/FRACTAL_Z): the logical NCHW "
+                                  "shape is not recorded")
+    n, c_in = x[0], x[1]
+    c_out, c_per_group, kh, kw = w
+    if c_per_group <= 0 or c_in % c_per_group != 0 or y[1] != c_out:
+        return FlopEstimate(None, "Conv2D shapes are not NCHW-consistent (format unknown)")
+    flops = 2 * n * c_out * y[2] * y[3] * c_per_group * kh * kw
+    return FlopEstimate(flops, "", "NCHW assumed", Confidence.MEDIUM,
+                        f"2·N·C_out·H_out·W_out·(C_in/groups)·kh·kw = 2 × {n} × {c_out} × {y[2]} × {y[3]} × "
+                        f"{c_per_group} × {kh} × {kw} = {grouped(flops)}")
+
+
+def registered_prefixes() -> list[str]:
+    """Every prefix/name with a rule (for documentation and the UI)."""
+    return [p for prefixes, _, _ in _RULES for p in prefixes]
+
+
+__all__ = ["Confidence", "FlopEstimate", "FlopOptions", "ShapeContext", "estimate", "numel", "register",
+           "registered_prefixes", "rule_for"]

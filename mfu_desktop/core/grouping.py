@@ -1,0 +1,69 @@
+"""Fast grouping of millions of kernel rows by a few categorical columns.
+
+Groups are formed from integer category codes (never from strings) and summed with
+``numpy.bincount``: a million rows group in tens of milliseconds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def codes_of(series: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes (−1 = missing; the categorical's own small int dtype) and categories of a column."""
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return series.cat.codes.to_numpy(), series.cat.categories
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    return codes, pd.Index(uniques)
+
+
+def group_ids(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Group id per row for the combination of several code columns.
+
+    Args:
+        columns: Integer code arrays (−1 allowed) of equal length.
+
+    Returns:
+        ``(ids, first)``: ids in ``0..g-1`` in order of first appearance, and the row index of
+        each group's first row.
+    """
+    n = len(columns[0]) if columns else 0
+    key = np.zeros(n, dtype=np.int64)
+    span = 1  # upper bound of key values so far
+    for codes in columns:
+        shifted = np.asarray(codes, dtype=np.int64) + 1
+        width = int(shifted.max()) + 1 if n else 1
+        if span * width >= 1 << 62:  # compress before the mixed-radix key could overflow
+            key, uniques = pd.factorize(key)
+            key = key.astype(np.int64)
+            span = len(uniques)
+        key = key * width + shifted
+        span *= width
+    key, _ = pd.factorize(key)
+    key = key.astype(np.int64)
+    groups = int(key.max()) + 1 if n else 0
+    first = np.empty(groups, dtype=np.int64)
+    first[key[::-1]] = np.arange(n - 1, -1, -1, dtype=np.int64)
+    return key, first
+
+
+def sums(ids: np.ndarray, groups: int, values: np.ndarray) -> np.ndarray:
+    """Σ values per group (NaN counts as 0)."""
+    return np.bincount(ids, weights=np.nan_to_num(np.asarray(values, dtype=np.float64)), minlength=groups)
+
+
+def counts(ids: np.ndarray, groups: int) -> np.ndarray:
+    """Rows per group."""
+    return np.bincount(ids, minlength=groups)
+
+
+def categorical(values: list[str], codes: np.ndarray) -> pd.Categorical:
+    """A Categorical from a small table of strings and per-row indexes into it (−1 = missing).
+
+    Equal strings in ``values`` are merged so categories stay unique.
+    """
+    cat_codes, uniques = pd.factorize(pd.Index(values, dtype=object))
+    table = np.append(cat_codes, -1).astype(np.int32)
+    idx = np.where(codes < 0, len(values), codes)
+    return pd.Categorical.from_codes(table[idx], categories=pd.Index(uniques, dtype=object))

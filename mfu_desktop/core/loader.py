@@ -1,0 +1,293 @@
+"""Load ranks: read each rank's files once (text or db, never both), concurrently, with a cache.
+
+A rank's parsed data (canonical kernel frame, step trace, communication matrix, chip
+evidence) is cached in the per-user cache folder, keyed by the engine version and the size
+and modification time of every input file, so a second analysis of an unchanged folder
+skips parsing. Nothing is ever written inside a profiler folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from mfu_desktop import __version__
+from mfu_desktop.core.paths import user_cache_dir
+from mfu_desktop.core.profiler.communication import CommMatrix, read_comm_matrix, read_comm_matrix_db
+from mfu_desktop.core.profiler.discovery import RankFolder
+from mfu_desktop.core.profiler.info import DeviceInfo, ParallelGroups, load_json, parse_device_info, parse_metadata
+from mfu_desktop.core.profiler.kernels_csv import KernelFileError, KernelTable, read_kernel_csvs
+from mfu_desktop.core.profiler.kernels_db import DbExtras, read_kernel_db
+from mfu_desktop.core.profiler.step_trace import StepTrace, read_step_trace_csv, read_step_trace_db
+from mfu_desktop.core.progress import Cancelled, Progress, check
+
+#: Bump when the parsed format changes: old cache entries are then ignored.
+CACHE_VERSION = f"{__version__}-1"
+#: Cache entries beyond this total size are pruned, oldest first.
+CACHE_LIMIT_BYTES = 4 << 30
+#: Ranks parsed at once (pyarrow parses each file with its own threads too).
+MAX_PARALLEL_RANKS = min(8, (os.cpu_count() or 2))
+
+
+@dataclass
+class RankData:
+    """Everything read from one rank folder (parsed, not yet analysed).
+
+    Attributes:
+        folder: The discovered rank.
+        kernels: Canonical kernel frame, or ``None`` when nothing could be read.
+        kernel_source: What the kernels came from and why (text vs db).
+        step_trace: Step breakdown, when present.
+        comm: Communication matrix (longest links), when present.
+        error: Why the rank could not be analysed at all (``None`` when it could).
+        problems: Non-fatal problems (skipped rows, unreadable side files …).
+        incomplete: Reasons to think the folder is not whole (marker missing, file growing).
+        from_cache: True when served from the cache.
+    """
+
+    folder: RankFolder
+    kernels: pd.DataFrame | None = None
+    kernel_source: str = ""
+    missing_columns: list[str] = field(default_factory=list)
+    step_trace: StepTrace | None = None
+    comm: CommMatrix | None = None
+    device_infos: list[DeviceInfo] = field(default_factory=list)
+    db_extras: DbExtras | None = None
+    groups: ParallelGroups | None = None
+    error: str | None = None
+    problems: list[str] = field(default_factory=list)
+    incomplete: list[str] = field(default_factory=list)
+    from_cache: bool = False
+    load_seconds: float = 0.0
+    changed_while_read: bool = False
+
+
+def _fingerprint(paths: list[Path]) -> list[tuple[str, int, int]]:
+    out = []
+    for p in paths:
+        try:
+            st = p.stat()
+            out.append((str(p), st.st_size, st.st_mtime_ns))
+        except OSError:
+            out.append((str(p), -1, -1))
+    return out
+
+
+def cache_key(folder: RankFolder) -> str:
+    """Cache key of a rank: engine version + resolved paths, sizes and mtimes of its inputs."""
+    payload = json.dumps([CACHE_VERSION, str(folder.path.resolve()), _fingerprint(folder.input_files())])
+    return hashlib.sha256(payload.encode()).hexdigest()[:32]
+
+
+def _cache_file(key: str, kind: str = "ranks") -> Path:
+    return user_cache_dir() / kind / f"{key}.pkl"
+
+
+def cache_read(key: str, kind: str = "ranks") -> object | None:
+    """A cached object, or ``None`` (missing, unreadable or from another version)."""
+    path = _cache_file(key, kind)
+    try:
+        with path.open("rb") as fh:
+            data = pickle.load(fh)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError,
+            ModuleNotFoundError, IndexError, MemoryError):
+        return None
+    try:
+        os.utime(path)  # LRU
+    except OSError:
+        pass
+    return data
+
+
+def _cache_read(key: str) -> RankData | None:
+    data = cache_read(key)
+    if not isinstance(data, RankData):
+        return None
+    data.from_cache = True
+    return data
+
+
+def cache_write(key: str, data: object, kind: str = "ranks") -> None:
+    """Store an object in the per-user cache (atomic; failures are silent: the cache is optional)."""
+    path = _cache_file(key, kind)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:
+        return
+    _prune(path.parent)
+
+
+def _prune(folder: Path) -> None:
+    """Drop the least recently used entries beyond :data:`CACHE_LIMIT_BYTES` (per cache kind)."""
+    try:
+        entries = sorted((e.stat().st_mtime, e.stat().st_size, Path(e.path)) for e in os.scandir(folder)
+                         if e.name.endswith(".pkl"))
+    except OSError:
+        return
+    total = sum(size for _, size, _ in entries)
+    for _, size, path in entries:
+        if total <= CACHE_LIMIT_BYTES:
+            break
+        try:
+            path.unlink()
+            total -= size
+        except OSError:
+            pass
+
+
+def clear_cache() -> int:
+    """Delete every cached rank; returns how many entries were removed."""
+    removed = 0
+    for kind in ("ranks", "analysis"):
+        folder = user_cache_dir() / kind
+        for entry in folder.glob("*.pkl") if folder.exists() else []:
+            try:
+                entry.unlink()
+                removed += 1
+            except OSError:
+                pass
+    return removed
+
+
+def _read_kernels(folder: RankFolder, data: RankData) -> KernelTable | None:
+    """Text export first (it has cube_utilization and every column), the database otherwise."""
+    errors: list[str] = []
+    if folder.kernel_csvs:
+        try:
+            table = read_kernel_csvs(folder.kernel_csvs)
+            note = f"kernels from {table.source}"
+            if folder.db is not None:
+                note += f" (the db export {folder.db.name} is also present and not used: never both)"
+            data.kernel_source = note
+            return table
+        except KernelFileError as exc:
+            errors.append(str(exc))
+    if folder.db is not None:
+        try:
+            table, extras = read_kernel_db(folder.db)
+            data.db_extras = extras
+            note = f"kernels from {folder.db.name}"
+            if errors:
+                note += " (text export unusable: " + "; ".join(errors) + ")"
+            data.kernel_source = note
+            return table
+        except KernelFileError as exc:
+            errors.append(str(exc))
+    if not errors:
+        errors.append("no kernel_details.csv, op_summary_*.csv or profiler .db in this folder")
+    data.error = "; ".join(errors)
+    return None
+
+
+def load_rank(folder: RankFolder, use_cache: bool = True, progress: Progress | None = None) -> RankData:
+    """Read one rank folder; every failure becomes ``error`` or ``problems``, never an exception.
+
+    Raises:
+        Cancelled: When ``progress`` reports a cancellation.
+    """
+    started = time.perf_counter()
+    key = cache_key(folder) if use_cache else ""
+    if use_cache:
+        cached = _cache_read(key)
+        if cached is not None:
+            cached.folder = folder
+            cached.load_seconds = time.perf_counter() - started
+            return cached
+    check(progress)
+    data = RankData(folder=folder, problems=list(folder.problems))
+    inputs_before = _fingerprint(folder.input_files())
+    before = _fingerprint(folder.kernel_csvs)
+    table = _read_kernels(folder, data)
+    check(progress)
+    if table is not None:
+        data.kernels = table.frame
+        data.missing_columns = table.missing_columns
+        data.problems.extend(table.problems)
+        if table.frame.empty:
+            data.problems.append(f"{table.source} has no kernel rows")
+    after = _fingerprint(folder.kernel_csvs)
+    if before != after:
+        data.incomplete.append(f"{', '.join(p.name for p in folder.kernel_csvs)} changed while it was read: the "
+                               "profiler may still be writing; figures are from a partial file")
+    if folder.producer != "msprof" and not folder.analyse_done:
+        data.incomplete.append("analyse.done marker absent: the profiler may not have finished parsing, or the "
+                               "folder was copied/trimmed")
+    if folder.step_trace is not None:
+        data.step_trace = read_step_trace_csv(folder.step_trace)
+    elif folder.analysis_db is not None:
+        data.step_trace = read_step_trace_db(folder.analysis_db)
+    if data.step_trace is not None:
+        data.problems.extend(data.step_trace.problems)
+    if folder.comm_matrix is not None:
+        data.comm = read_comm_matrix(folder.comm_matrix)
+    elif folder.analysis_db is not None:
+        data.comm = read_comm_matrix_db(folder.analysis_db)
+    if data.comm is not None and data.comm.layout == "empty" and folder.comm_matrix is None:
+        data.comm = None  # Level0 analysis.db has no matrix: not a problem worth reporting
+    if data.comm is not None:
+        data.problems.extend(data.comm.problems)
+    for info_path in folder.device_infos:
+        parsed, problem = load_json(info_path)
+        info = parse_device_info(parsed, info_path)
+        if info is not None:
+            data.device_infos.append(info)
+        elif problem:
+            data.problems.append(problem)
+    if folder.metadata is not None:
+        parsed, problem = load_json(folder.metadata)
+        data.groups = parse_metadata(parsed)
+        if problem:
+            data.problems.append(problem)
+    data.load_seconds = time.perf_counter() - started
+    unchanged = _fingerprint(folder.input_files()) == inputs_before
+    data.changed_while_read = not unchanged
+    if use_cache and data.error is None and unchanged:
+        cache_write(key, data)
+    return data
+
+
+def load_ranks(folders: list[RankFolder], use_cache: bool = True, progress: Progress | None = None,
+               max_workers: int = MAX_PARALLEL_RANKS) -> list[RankData]:
+    """Load ranks concurrently; results keep the input order.
+
+    Raises:
+        Cancelled: When ``progress`` reports a cancellation (pending ranks are skipped).
+    """
+    results: dict[int, RankData] = {}
+    if not folders:
+        return []
+    done = 0
+    with ThreadPoolExecutor(max_workers=max(1, min(max_workers, len(folders)))) as pool:
+        futures = {pool.submit(load_rank, f, use_cache, progress): i for i, f in enumerate(folders)}
+        try:
+            for future in as_completed(futures):
+                i = futures[future]
+                try:
+                    results[i] = future.result()
+                except Cancelled:
+                    raise
+                except Exception as exc:  # a reader bug must not stop the other ranks
+                    results[i] = RankData(folder=folders[i], error=f"unexpected error while reading: "
+                                          f"{type(exc).__name__}: {exc}")
+                done += 1
+                if progress is not None:
+                    progress.set_progress(done / len(folders) * 0.8, f"read {done}/{len(folders)} ranks")
+                check(progress)
+        except Cancelled:
+            for future in futures:
+                future.cancel()
+            raise
+    return [results[i] for i in range(len(folders))]

@@ -1,0 +1,472 @@
+"""Analyse dropped folders end to end: discover → load (concurrently, cached) → annotate → summarise.
+
+This is the single entry point the CLI (``mfu analyze``) and the GUI call. A rank that
+cannot be read is a :class:`RankFailure` with its reason; the others still load.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mfu_desktop.core.analysis import (
+    HW_RATIO_HIGH,
+    HW_RATIO_LOW,
+    AnalysisOptions,
+    KernelClass,
+    RankSummary,
+    Rate,
+    Status,
+    Tier,
+    _weighted_cube_utilization,
+    annotate,
+    by_shape,
+    by_type,
+    choose_tier,
+    class_mask,
+    counted_mask,
+    device_busy_proxy,
+    exclusions,
+    fine_table,
+    hot_operators,
+    rate,
+    slow_ranks,
+    status_mask,
+    step_table,
+)
+from mfu_desktop.core.chip_detect import ChipResolution, resolve_chip
+from mfu_desktop.core.chips import ChipCatalog, default_catalog
+from mfu_desktop.core.loader import CACHE_VERSION, RankData, cache_key, cache_read, cache_write, load_ranks
+from mfu_desktop.core.memory import release_memory
+from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.core.profiler.discovery import Discovery, RankFolder, discover
+from mfu_desktop.core.profiler.step_trace import StepTrace, read_cluster_step_trace
+from mfu_desktop.core.progress import Progress, check
+
+UNKNOWN_RANK = -1
+
+
+@dataclass
+class RankAnalysis:
+    """One rank, analysed: the annotated kernels and every table derived from them."""
+
+    data: RankData
+    rank: int
+    chip: ChipResolution
+    kernels: pd.DataFrame
+    summary: RankSummary
+    by_type: pd.DataFrame
+    by_shape: pd.DataFrame
+    excluded: pd.DataFrame
+    hot_by_time: pd.DataFrame
+    hot_by_lost: pd.DataFrame
+    steps: pd.DataFrame
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    fine: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    @property
+    def folder(self) -> RankFolder:
+        """The rank folder."""
+        return self.data.folder
+
+    def __getstate__(self) -> dict[str, object]:
+        # The annotated frame holds every canonical column: do not pickle the kernels twice.
+        state = dict(self.__dict__)
+        data = copy.copy(self.data)
+        data.kernels = None
+        state["data"] = data
+        state["_kernel_columns"] = list(self.data.kernels.columns) if self.data.kernels is not None else None
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        columns = state.pop("_kernel_columns", None)
+        self.__dict__.update(state)
+        if columns is not None and self.data.kernels is None:
+            self.data.kernels = pd.DataFrame({c: self.kernels[c] for c in columns}, copy=False)
+
+
+@dataclass
+class RankFailure:
+    """A rank that could not be analysed, and why."""
+
+    folder: RankFolder
+    reason: str
+
+
+@dataclass
+class ClusterSummary:
+    """All ranks side by side; slow ranks marked (step time above min + 5 %)."""
+
+    table: pd.DataFrame
+    slow: list[int]
+    threshold_us: float | None
+    rate: Rate
+    cluster_trace: pd.DataFrame | None = None
+
+
+@dataclass
+class FolderAnalysis:
+    """The result of analysing what the user dropped."""
+
+    discovery: Discovery
+    ranks: list[RankAnalysis]
+    failures: list[RankFailure]
+    cluster: ClusterSummary
+    options: AnalysisOptions
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self, top_n: int | None = None) -> dict[str, object]:
+        """The ``mfu analyze --json`` object (contract in the README)."""
+        return analysis_json(self, top_n)
+
+
+def _cube_utilization_from_cycles(frame: pd.DataFrame, chip: ChipResolution) -> pd.DataFrame:
+    """The db export has no cube_utilization: compute it (profiler-formats.md §3.7) when cores and clock are known."""
+    if "cube_utilization_pct" in frame.columns or "aic_total_cycles" not in frame.columns:
+        return frame
+    if not chip.cores or not chip.mhz:
+        return frame
+    cycles = frame["aic_total_cycles"].to_numpy(dtype=np.float64)
+    dur = frame[C.DURATION_US].to_numpy(dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cu = np.where(dur > 0, 100.0 * cycles / (chip.mhz * chip.cores * dur), np.nan)
+    out = frame.copy(deep=False)
+    out["cube_utilization_pct"] = cu
+    return out
+
+
+def _span_us(frame: pd.DataFrame) -> float | None:
+    if C.START_NS not in frame.columns or frame.empty:
+        return None
+    start = frame[C.START_NS].to_numpy(dtype=np.int64)
+    dur = frame[C.DURATION_US].to_numpy(dtype=np.float64)
+    ok = (start >= 0) & np.isfinite(dur)
+    if not ok.any():
+        return None
+    return float(((start[ok] + dur[ok] * 1000).max() - start[ok].min()) / 1000.0)
+
+
+def _hw_check(annotated: pd.DataFrame) -> tuple[float | None, list[str]]:
+    """Model FLOPs vs hardware-counted cube FLOPs (ArithmeticUtilization): a built-in cross-check."""
+    if "hw_ratio" not in annotated.columns:
+        return None, []
+    ratio = annotated["hw_ratio"].to_numpy(dtype=np.float64)
+    ok = np.isfinite(ratio)
+    if not ok.any():
+        return None, []
+    flops = annotated["flops"].to_numpy(dtype=np.float64)[ok]
+    hw = annotated["aic_cube_fops"].to_numpy(dtype=np.float64)[ok]
+    total = float(hw.sum() / flops.sum())
+    warnings = []
+    low = int((ratio[ok] < HW_RATIO_LOW).sum())
+    high = int((ratio[ok] > HW_RATIO_HIGH).sum())
+    if low:
+        warnings.append(f"{low} kernels count fewer hardware cube FLOPs than model FLOPs (aic_cube_fops / FLOPs < "
+                        f"{HW_RATIO_LOW}): a shape-parsing error is likely")
+    if high:
+        warnings.append(f"{high} kernels count > {HW_RATIO_HIGH:.2f}× model FLOPs in hardware (heavy tile padding "
+                        "or recomputation, or a shape-parsing error)")
+    return total, warnings
+
+
+def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog) -> RankAnalysis | RankFailure:
+    """Analyse one loaded rank (see the module docstring)."""
+    folder = data.folder
+    if data.error is not None or data.kernels is None:
+        return RankFailure(folder, data.error or "no kernels could be read")
+    extras = data.db_extras
+    chip = resolve_chip(catalog, options.chip, data.device_infos, extras.npu_name if extras else None,
+                        extras.aicore_mhz if extras else None, data.kernels)
+    frame = _cube_utilization_from_cycles(data.kernels, chip) if extras is not None else data.kernels
+    annotated = annotate(frame, chip, options)
+    release_memory()
+    use = counted_mask(annotated, options)
+    ops = rate(annotated, use, chip.confirmed)
+    fine = fine_table(annotated, options, chip.confirmed)
+    types = by_type(fine)
+    shapes = by_shape(fine)
+    excluded = exclusions(fine)
+    steps, step_notes = step_table(annotated, data.step_trace, options, chip.confirmed)
+    step_time = mfu_step = None
+    mfu_step_range = None
+    if not steps.empty and steps["step_time_us"].notna().any():
+        valid = steps["step_time_us"].notna()
+        step_time = float(steps.loc[valid, "step_time_us"].sum())
+        total_steps = steps.attrs.get("all_steps")
+        if chip.confirmed:
+            ideal = total_steps["mfu"] if total_steps else float(
+                (steps.loc[valid, "mfu_step"] * steps.loc[valid, "step_time_us"]).sum())
+            mfu_step = ideal / step_time if step_time > 0 else None
+        else:
+            lo = total_steps["mfu_lo"] if total_steps else float(
+                (steps.loc[valid, "mfu_lo_step"] * steps.loc[valid, "step_time_us"]).sum())
+            hi = total_steps["mfu_hi"] if total_steps else float(
+                (steps.loc[valid, "mfu_hi_step"] * steps.loc[valid, "step_time_us"]).sum())
+            if step_time > 0 and ops.mfu_range is not None:
+                mfu_step_range = (lo / step_time, hi / step_time)
+    cube_rows = class_mask(annotated, KernelClass.CUBE, KernelClass.MIX)
+    cube_util = _weighted_cube_utilization(annotated, cube_rows)
+    span = step_time or _span_us(annotated)
+    proxy, proxy_note = device_busy_proxy(annotated, span, chip.cores)
+    tier = choose_tier(annotated, ops.mfu, ops.mfu_range, cube_util, proxy, data.missing_columns,
+                       folder.config.aic_metrics, excluded)
+    if tier.tier == 3:
+        tier.why.append(f"proxy = Σ compute time / step span ({proxy_note})")
+    hw_ratio, hw_warnings = _hw_check(annotated)
+    warnings = [*data.problems, *data.incomplete, *chip.warnings, *hw_warnings]
+    n_suspicious = int(status_mask(annotated, Status.SUSPICIOUS).sum())
+    if n_suspicious:
+        warnings.append(f"{n_suspicious} kernels have MFU > 100 % (physically impossible): listed as suspicious, "
+                        "kept out of aggregates — check shapes, peak and dtype")
+    rank = folder.rank if folder.rank is not None else UNKNOWN_RANK
+    if folder.rank is None:
+        warnings.append("rank id unknown (no profiler_info rank_id, database RANK_DEVICE_MAP or info.json): shown as "
+                        f"{UNKNOWN_RANK}")
+    summary = RankSummary(
+        rank=rank,
+        path=str(folder.path),
+        chip=chip.name,
+        peak_source=chip.source,
+        kernels=len(annotated),
+        countable_kernels=int(use.sum()),
+        flops=ops.flops,
+        countable_time_us=ops.time_us,
+        achieved_tflops=ops.achieved_tflops,
+        mfu_ops=ops.mfu,
+        mfu_ops_range=ops.mfu_range,
+        step_time_us=step_time,
+        mfu_step=mfu_step,
+        mfu_step_range=mfu_step_range,
+        cube_utilization=None if cube_util is None else cube_util / 100.0,
+        tier=tier,
+        device_busy_proxy=proxy,
+        hw_flops_ratio=hw_ratio,
+    )
+    notes = [data.kernel_source, *step_notes, *options.describe()]
+    release_memory()
+    return RankAnalysis(data, rank, chip, annotated, summary, types, shapes, excluded,
+                        hot_operators(fine, options.top_n, "time_us"),
+                        hot_operators(fine, options.top_n, "lost_us"), steps, warnings, notes, fine)
+
+
+def analysis_key(folder: RankFolder, options: AnalysisOptions, catalog: ChipCatalog) -> str:
+    """Cache key of an analysis: the rank's inputs, the options and the catalog values."""
+    chips = [(c.identifier, sorted((k, v) for k, v in c.values.items() if v is not None)) for c in catalog.chips]
+    payload = repr((CACHE_VERSION, cache_key(folder), options, chips))
+    return hashlib.sha256(payload.encode()).hexdigest()[:32]
+
+
+def cluster_summary(ranks: list[RankAnalysis], discovery: Discovery, options: AnalysisOptions) -> ClusterSummary:
+    """Every rank's MFU, step time and breakdown; slow ranks marked."""
+    rows = []
+    for r in ranks:
+        s = r.summary
+        first = r.steps.iloc[-1] if not r.steps.empty else None
+        rows.append({
+            "rank": r.rank, "path": s.path, "chip": s.chip, "mfu_ops": s.mfu_ops, "mfu_step": s.mfu_step,
+            "mfu_ops_lo": s.mfu_ops_range[0] if s.mfu_ops_range else np.nan,
+            "mfu_ops_hi": s.mfu_ops_range[1] if s.mfu_ops_range else np.nan,
+            "cube_utilization": s.cube_utilization, "tier": s.tier.tier, "step_time_us": s.step_time_us,
+            "computing": float(r.steps["computing"].sum()) if first is not None else np.nan,
+            "comm_not_overlapped": float(r.steps["comm_not_overlapped"].sum()) if first is not None else np.nan,
+            "free": float(r.steps["free"].sum()) if first is not None else np.nan,
+            "bubble": float(r.steps["bubble"].sum()) if first is not None else np.nan,
+            "kernels": s.kernels, "countable_kernels": s.countable_kernels,
+        })
+    table = pd.DataFrame(rows)
+    slow, threshold = slow_ranks({r.rank: r.summary.step_time_us for r in ranks if r.rank != UNKNOWN_RANK})
+    if not table.empty:
+        table["slow"] = table["rank"].isin(slow)
+    total = Rate()
+    ideal = 0.0
+    lo = hi = 0.0
+    all_confirmed = all(r.chip.confirmed for r in ranks)
+    for r in ranks:
+        total.flops += r.summary.flops
+        total.time_us += r.summary.countable_time_us
+        if r.summary.mfu_ops is not None:
+            ideal += r.summary.mfu_ops * r.summary.countable_time_us
+        if r.summary.mfu_ops_range is not None:
+            lo += r.summary.mfu_ops_range[0] * r.summary.countable_time_us
+            hi += r.summary.mfu_ops_range[1] * r.summary.countable_time_us
+    if total.time_us > 0:
+        total.achieved_tflops = total.flops / total.time_us / 1e6
+        if all_confirmed and all(r.summary.mfu_ops is not None or r.summary.countable_time_us == 0 for r in ranks):
+            total.mfu = ideal / total.time_us
+        elif not any(r.chip.confirmed for r in ranks):
+            total.mfu_range = (lo / total.time_us, hi / total.time_us)
+    cluster_trace = None
+    for path in discovery.cluster_dirs:
+        trace_file = path / "cluster_step_trace_time.csv"
+        if trace_file.exists():
+            trace: StepTrace = read_cluster_step_trace(trace_file)
+            if not trace.empty:
+                cluster_trace = trace.frame
+                break
+    return ClusterSummary(table, slow, threshold, total, cluster_trace)
+
+
+def analyze_paths(
+    paths: list[Path | str],
+    options: AnalysisOptions | None = None,
+    catalog: ChipCatalog | None = None,
+    progress: Progress | None = None,
+    use_cache: bool = True,
+) -> FolderAnalysis:
+    """Analyse everything under the dropped paths.
+
+    Args:
+        paths: Folders (or files) the user dropped.
+        options: Chip choice and conventions.
+        catalog: Chip catalog (default: shipped + user).
+        progress: Progress/cancel callbacks.
+        use_cache: Use and fill the per-user parse cache.
+
+    Raises:
+        UnknownChipError: When ``options.chip`` names no catalog row.
+        Cancelled: When cancelled through ``progress``.
+    """
+    options = options or AnalysisOptions()
+    catalog = catalog or default_catalog()
+    if options.chip:
+        catalog.find(options.chip)  # fail early on a typo, before any parsing
+    if progress is not None:
+        progress.set_progress(0.0, "looking for rank folders")
+    found = discover(list(paths))
+    check(progress)
+    results: dict[int, RankAnalysis | RankFailure] = {}
+    keys: dict[int, str] = {}
+    if use_cache:
+        for i, folder in enumerate(found.ranks):
+            keys[i] = analysis_key(folder, options, catalog)
+            cached = cache_read(keys[i], "analysis")
+            if isinstance(cached, RankAnalysis):
+                cached.data.folder = folder
+                cached.data.from_cache = True
+                results[i] = cached
+    pending = [i for i in range(len(found.ranks)) if i not in results]
+    loaded = load_ranks([found.ranks[i] for i in pending], use_cache=use_cache, progress=progress)
+    for n, (i, data) in enumerate(zip(pending, loaded)):
+        check(progress)
+        try:
+            result = analyze_rank(data, options, catalog)
+        except Exception as exc:  # one broken rank must not stop the others
+            result = RankFailure(data.folder, f"analysis failed: {type(exc).__name__}: {exc}")
+        results[i] = result
+        if use_cache and isinstance(result, RankAnalysis) and i in keys and not data.changed_while_read:
+            cache_write(keys[i], result, "analysis")
+        if progress is not None:
+            progress.set_progress(0.8 + 0.2 * (n + 1) / max(len(pending), 1), f"analysed {n + 1}/{len(pending)} ranks")
+    ranks = [r for i in sorted(results) if isinstance(r := results[i], RankAnalysis)]
+    failures = [r for i in sorted(results) if isinstance(r := results[i], RankFailure)]
+    warnings = list(found.warnings)
+    for failure in failures:
+        warnings.append(f"{failure.folder.label}: not analysed — {failure.reason}")
+    return FolderAnalysis(found, ranks, failures, cluster_summary(ranks, found, options), options, warnings)
+
+
+# --- JSON ---------------------------------------------------------------------------------
+
+
+def _num(value: object) -> float | None:
+    if value is None:
+        return None
+    try:
+        out = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return out if math.isfinite(out) else None
+
+
+def _records(frame: pd.DataFrame, columns: dict[str, str]) -> list[dict[str, object]]:
+    out = []
+    for row in frame.itertuples(index=False):
+        values = row._asdict()
+        record: dict[str, object] = {}
+        for src, dst in columns.items():
+            value = values.get(src)
+            if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+                record[dst] = int(value)
+            elif isinstance(value, (float, np.floating)):
+                record[dst] = _num(value)
+            else:
+                record[dst] = None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+        out.append(record)
+    return out
+
+
+def rank_json(r: RankAnalysis, top_n: int | None = None) -> dict[str, object]:
+    """One rank in the ``mfu analyze --json`` contract (plus documented extras)."""
+    s = r.summary
+    top = top_n or 10
+    mfu_col = "mfu" if "mfu" in r.by_type.columns else "mfu_lo"
+    by_type_cols = {"type": "type", "count": "count", "flops": "flops", "time_us": "time_us",
+                    "achieved_tflops": "achieved_tflops", mfu_col: "mfu"}
+    return {
+        "rank": s.rank,
+        "path": s.path,
+        "chip": s.chip,
+        "peak_source": s.peak_source,
+        "kernels": s.kernels,
+        "countable_kernels": s.countable_kernels,
+        "flops": float(s.flops),
+        "countable_time_us": float(s.countable_time_us),
+        "achieved_tflops": _num(s.achieved_tflops),
+        "mfu_ops": _num(s.mfu_ops),
+        "step_time_us": _num(s.step_time_us),
+        "mfu_step": _num(s.mfu_step),
+        "cube_utilization": _num(s.cube_utilization),
+        "tier": s.tier.tier,
+        "by_type": [
+            {**rec, "mfu": rec.get("mfu") if mfu_col == "mfu" else None}
+            for rec in _records(r.by_type, by_type_cols)
+        ],
+        "excluded": _records(r.excluded, {"type": "type", "reason": "reason", "count": "count", "time_us": "time_us"}),
+        # extras beyond the contract
+        "mfu_ops_range": list(s.mfu_ops_range) if s.mfu_ops_range else None,
+        "mfu_step_range": list(s.mfu_step_range) if s.mfu_step_range else None,
+        "tier_label": s.tier.label,
+        "tier_value": _num(s.tier.value),
+        "tier_why": s.tier.why,
+        "device_busy_proxy": _num(s.device_busy_proxy),
+        "hw_flops_ratio": _num(s.hw_flops_ratio),
+        "kernel_source": r.data.kernel_source,
+        "capture": r.folder.config.describe(),
+        "rank_origin": r.folder.rank_origin,
+        "incomplete": r.data.incomplete,
+        "hot_by_time": _records(r.hot_by_time.head(top), {"type": "type", "input_shapes": "input_shapes",
+                                                           "count": "count", "time_us": "time_us", "mfu": "mfu",
+                                                           "lost_us": "lost_us"}),
+        "hot_by_lost": _records(r.hot_by_lost.head(top), {"type": "type", "input_shapes": "input_shapes",
+                                                           "count": "count", "time_us": "time_us", "mfu": "mfu",
+                                                           "lost_us": "lost_us"}),
+        "warnings": r.warnings,
+    }
+
+
+def analysis_json(result: FolderAnalysis, top_n: int | None = None) -> dict[str, object]:
+    """The whole ``mfu analyze --json`` object."""
+    cluster = result.cluster
+    return {
+        "ranks": [rank_json(r, top_n) for r in result.ranks],
+        "warnings": result.warnings,
+        "failed": [{"path": str(f.folder.path), "rank": f.folder.rank, "reason": f.reason} for f in result.failures],
+        "cluster": {
+            "slow_ranks": cluster.slow,
+            "slow_threshold_us": _num(cluster.threshold_us),
+            "achieved_tflops": _num(cluster.rate.achieved_tflops),
+            "mfu_ops": _num(cluster.rate.mfu),
+            "mfu_ops_range": list(cluster.rate.mfu_range) if cluster.rate.mfu_range else None,
+        },
+        "conventions": result.options.describe(),
+    }
+
+
+__all__ = ["FolderAnalysis", "RankAnalysis", "RankFailure", "Tier", "analyze_paths", "analyze_rank"]

@@ -1,0 +1,209 @@
+"""Capture metadata: ``profiler_info_*.json``, ``profiler_metadata.json``, ``info.json.N``.
+
+Every key is read with a default (profiler-formats.md §2); a file that is missing or broken
+gives an empty config plus a reported problem.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_AIC_METRICS = {
+    "ACL_AICORE_PIPE_UTILIZATION": "PipeUtilization",
+    "ACL_AICORE_ARITHMETIC_UTILIZATION": "ArithmeticUtilization",
+    "ACL_AICORE_MEMORY_BANDWIDTH": "Memory",
+    "ACL_AICORE_L0B_AND_WIDTH": "MemoryL0",
+    "ACL_AICORE_MEMORY_UB": "MemoryUB",
+    "ACL_AICORE_RESOURCE_CONFLICT_RATIO": "ResourceConflictRatio",
+    "ACL_AICORE_L2_CACHE": "L2Cache",
+    "ACL_AICORE_MEMORY_ACCESS": "MemoryAccess",
+    "ACL_AICORE_NONE": "None",
+}
+
+
+@dataclass
+class CaptureConfig:
+    """How the profile was captured (so the UI can explain missing metrics).
+
+    Attributes:
+        profiler_level: ``Level0``/``Level1``/``Level2`` or ``None`` when unknown.
+        aic_metrics: ``PipeUtilization``, ``ArithmeticUtilization``, ``MemoryL0`` … or ``None``.
+        record_shapes: The framework-side switch (kernel shapes at Level1+ are collected anyway).
+        with_flops: torch_npu's FLOPs hook switch.
+        export_type: ``["text"]``, ``["db"]`` or both.
+        rank_id: ``rank_id`` from the file, when present.
+        worker_name: ``_worker_name`` (2023 files).
+        versions: torch_npu / CANN versions when recorded.
+    """
+
+    profiler_level: str | None = None
+    aic_metrics: str | None = None
+    record_shapes: bool | None = None
+    with_flops: bool | None = None
+    profile_memory: bool | None = None
+    export_type: list[str] = field(default_factory=list)
+    msprof_tx: bool | None = None
+    data_simplification: bool | None = None
+    rank_id: int | None = None
+    worker_name: str | None = None
+    versions: dict[str, str] = field(default_factory=dict)
+    end_ns: int | None = None
+
+    def describe(self) -> str:
+        """One line for reports: ``Level1, PipeUtilization, record_shapes on, text``."""
+        parts = [self.profiler_level or "level unknown", self.aic_metrics or "aic_metrics unknown"]
+        if self.record_shapes is not None:
+            parts.append(f"record_shapes {'on' if self.record_shapes else 'off'}")
+        if self.export_type:
+            parts.append("+".join(self.export_type))
+        return ", ".join(parts)
+
+
+def load_json(path: Path) -> tuple[Any, str | None]:
+    """Read a JSON file: ``(data, None)`` or ``(None, reason)`` — never raises."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, f"{path.name} cannot be read ({exc.strerror or exc})"
+    if not raw.strip():
+        return None, f"{path.name} is empty"
+    try:
+        return json.loads(raw.decode("utf-8-sig", errors="replace")), None
+    except (json.JSONDecodeError, RecursionError) as exc:
+        return None, f"{path.name} is not valid JSON ({exc})"
+
+
+def _bool(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in {"true", "false"}:
+        return value.lower() == "true"
+    return None
+
+
+def parse_profiler_info(data: Any) -> CaptureConfig:
+    """Build a :class:`CaptureConfig` from a parsed ``profiler_info*.json``."""
+    config = CaptureConfig()
+    if not isinstance(data, dict):
+        return config
+    cfg = data.get("config") if isinstance(data.get("config"), dict) else {}
+    common = cfg.get("common_config") if isinstance(cfg.get("common_config"), dict) else {}
+    exp = cfg.get("experimental_config") if isinstance(cfg.get("experimental_config"), dict) else {}
+    level = exp.get("_profiler_level") or exp.get("profiler_level")
+    config.profiler_level = str(level) if isinstance(level, str) else None
+    metrics = exp.get("_aic_metrics") or exp.get("aic_metrics")
+    if isinstance(metrics, str):
+        config.aic_metrics = _AIC_METRICS.get(metrics, metrics)
+    config.record_shapes = _bool(common.get("record_shapes"))
+    config.with_flops = _bool(common.get("with_flops"))
+    config.profile_memory = _bool(common.get("profile_memory"))
+    export = exp.get("_export_type") or exp.get("export_type")
+    if isinstance(export, str):
+        config.export_type = [export]
+    elif isinstance(export, list):
+        config.export_type = [str(x) for x in export]
+    config.msprof_tx = _bool(exp.get("_msprof_tx"))
+    config.data_simplification = _bool(exp.get("_data_simplification"))
+    rank = data.get("rank_id")
+    if isinstance(rank, int) and not isinstance(rank, bool) and rank >= 0:
+        config.rank_id = rank
+    trace = common.get("on_trace_ready")
+    if isinstance(trace, dict) and isinstance(trace.get("_worker_name"), str):
+        config.worker_name = trace["_worker_name"]
+    for key in ("torch_npu_version", "cann_version"):
+        if isinstance(data.get(key), str):
+            config.versions[key] = data[key]
+    end = data.get("end_info")
+    if isinstance(end, dict) and isinstance(end.get("collectionTimeEnd"), int):
+        config.end_ns = end["collectionTimeEnd"]
+    return config
+
+
+_INFO_NAME = re.compile(r"^profiler_info(?:_(\d+))?\.json$")
+
+
+def rank_from_info_name(path: Path) -> int | None:
+    """The rank in a ``profiler_info_{rank}.json`` file name (``None`` for ``profiler_info.json``)."""
+    match = _INFO_NAME.match(path.name)
+    return int(match.group(1)) if match and match.group(1) is not None else None
+
+
+@dataclass
+class DeviceInfo:
+    """``PROF_*/device_*/info.json.*`` → ``DeviceInfo[0]`` (AI core count and clock)."""
+
+    ai_core_num: int | None = None
+    aiv_num: int | None = None
+    aic_frequency_mhz: float | None = None
+    rank_id: int | None = None
+    path: Path | None = None
+
+
+def parse_device_info(data: Any, path: Path | None = None) -> DeviceInfo | None:
+    """Read core count and clock from a parsed ``info.json.N``; ``None`` when absent."""
+    if not isinstance(data, dict):
+        return None
+    devices = data.get("DeviceInfo")
+    if not isinstance(devices, list) or not devices or not isinstance(devices[0], dict):
+        return None
+    dev = devices[0]
+
+    def num(key: str) -> float | None:
+        value = dev.get(key)
+        try:
+            out = float(value)
+        except (TypeError, ValueError):
+            return None
+        return out if out > 0 else None
+
+    cores = num("ai_core_num")
+    aiv = num("aiv_num")
+    freq = num("aic_frequency")
+    rank = data.get("rank_id")
+    return DeviceInfo(
+        int(cores) if cores else None,
+        int(aiv) if aiv else None,
+        freq,
+        rank if isinstance(rank, int) and rank >= 0 else None,
+        path,
+    )
+
+
+@dataclass
+class ParallelGroups:
+    """``profiler_metadata.json`` → parallel groups (TP/PP/DP) when present."""
+
+    groups: dict[str, dict[str, Any]] = field(default_factory=dict)
+    distributed_args: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """``TP2 × PP2 × DP2`` from distributed_args, or the group names."""
+        args = self.distributed_args
+        labels = {"tensor": "TP", "pipeline": "PP", "data": "DP", "context": "CP", "expert": "EP"}
+        parts = []
+        for key, label in labels.items():
+            value = args.get(f"{key}_model_parallel_size", args.get(f"{key}_parallel_size"))
+            if isinstance(value, int):
+                parts.append(f"{label}{value}")
+        if parts:
+            return " × ".join(parts)
+        names = sorted({str(g.get("group_name")) for g in self.groups.values() if isinstance(g, dict)})
+        return ", ".join(names)
+
+
+def parse_metadata(data: Any) -> ParallelGroups:
+    """Parallel groups from a parsed ``profiler_metadata.json``."""
+    out = ParallelGroups()
+    if not isinstance(data, dict):
+        return out
+    groups = data.get("parallel_group_info")
+    if isinstance(groups, dict):
+        out.groups = {str(k): v for k, v in groups.items() if isinstance(v, dict)}
+    args = data.get("distributed_args")
+    if isinstance(args, dict):
+        out.distributed_args = args
+    return out

@@ -1,0 +1,379 @@
+"""Reader of ``kernel_details.csv`` and ``op_summary_*.csv`` (profiler-formats.md §3).
+
+Fast path: pyarrow's multithreaded CSV reader, only the needed columns, typed on the way
+in (floats, dictionary-encoded strings). Robust path when a cell does not convert: every
+needed column as text, converted cell by cell in vectorised pyarrow compute, garbage
+counted and reported. Short or long rows are skipped and reported, never shifted.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from mfu_desktop.core.memory import MEMORY_POOL, release_memory
+from mfu_desktop.core.profiler import columns as C
+
+#: Strings that mean "missing" in profiler CSVs.
+NULL_VALUES = ["N/A", "NA", "n/a", "", "null", "NULL", "None", "nan", "NaN"]
+#: pyarrow block size: 1 MiB blocks parse as fast as large ones on wide files and keep far less
+#: in flight (a million-row file: 0.72 s and a 314 MB peak with 1 MiB, 0.98 s and 520 MB with 8 MiB).
+BLOCK_SIZE = 1 << 20
+#: At most this many skipped rows are quoted in the report.
+MAX_QUOTED_ROWS = 5
+
+_NUMBER = r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$"
+_START = r"^(?P<i>-?\d+)(?:\.(?P<f>\d*))?$"
+
+
+class KernelFileError(Exception):
+    """A kernel file that cannot be read at all; the message says why."""
+
+
+@dataclass
+class KernelTable:
+    """A kernel frame in canonical columns and what happened while reading it.
+
+    Attributes:
+        frame: Canonical columns (see :mod:`columns`); only those present in the file.
+        source: File name(s) it came from.
+        header: The original header.
+        missing_columns: Canonical columns the file does not have (``input_shapes`` at Level0 …).
+        problems: Skipped rows, garbage cells, duplicate columns — one message each.
+        rows_skipped: Rows dropped because their field count was wrong.
+    """
+
+    frame: pd.DataFrame
+    source: str
+    header: list[str] = field(default_factory=list)
+    missing_columns: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    rows_skipped: int = 0
+
+
+def _read_header(path: Path) -> tuple[list[str], str]:
+    """The header fields and the text encoding to use."""
+    with path.open("rb") as fh:
+        first = fh.readline(1 << 20)
+    if not first.strip():
+        raise KernelFileError(f"{path.name} is empty (0 bytes or no header line)")
+    encoding = "utf-8"
+    try:
+        text = first.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = first.decode("gb18030", errors="replace")
+        encoding = "gb18030"
+    try:
+        header = next(csv.reader([text.rstrip("\r\n")]))
+    except (csv.Error, StopIteration) as exc:
+        raise KernelFileError(f"{path.name}: header cannot be parsed ({exc})") from None
+    return [h.strip().lstrip("\ufeff") for h in header], encoding
+
+
+def _plan(header: list[str]) -> tuple[dict[str, str], list[str]]:
+    """Map internal column ids (``c3``) to canonical names; report duplicates."""
+    chosen: dict[str, str] = {}
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    for i, text in enumerate(header):
+        canon = C.canonical_name(text)
+        if canon is None:
+            continue
+        if canon in seen:
+            problems.append(f"column {text!r} appears twice (as {seen[canon]!r}); the first is used")
+            continue
+        seen[canon] = text
+        chosen[f"c{i}"] = canon
+    return chosen, problems
+
+
+def _arrow_type(canon: str, robust: bool) -> pa.DataType:
+    if robust or canon == C.START_NS:
+        return pa.string()
+    if canon in C.CATEGORY_COLUMNS:
+        return pa.dictionary(pa.int32(), pa.string())
+    if canon in C.FLOAT32_COLUMNS:
+        return pa.float32()
+    return pa.float64()
+
+
+def _read_table(source: Path | io.BytesIO, names: list[str], chosen: dict[str, str], robust: bool,
+                skipped: list[tuple[int | None, str, int, int]]) -> pa.Table:
+    def on_invalid(row: pacsv.InvalidRow) -> str:
+        skipped.append((row.number, row.text or "", row.actual_columns, row.expected_columns))
+        return "skip"
+
+    read = pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=BLOCK_SIZE, use_threads=True)
+    parse = pacsv.ParseOptions(invalid_row_handler=on_invalid)
+    convert = pacsv.ConvertOptions(
+        include_columns=list(chosen),
+        column_types={cid: _arrow_type(canon, robust) for cid, canon in chosen.items()},
+        null_values=NULL_VALUES,
+        strings_can_be_null=True,
+        quoted_strings_can_be_null=False,
+    )
+    return pacsv.read_csv(source, read_options=read, parse_options=parse, convert_options=convert,
+                          memory_pool=MEMORY_POOL)
+
+
+def _to_float(arr: pa.ChunkedArray) -> tuple[pa.ChunkedArray, int]:
+    """Text → float64; cells that are not numbers become null and are counted."""
+    arr = pc.utf8_trim(arr, characters=" \t\"\r")
+    ok = pc.match_substring_regex(arr, _NUMBER)
+    bad = int(pc.sum(pc.and_(pc.invert(ok), pc.is_valid(arr))).as_py() or 0)
+    cleaned = pc.if_else(ok, arr, pa.scalar(None, pa.string()))
+    return pc.cast(cleaned, pa.float64()), bad
+
+
+def _start_ns(arr: pa.ChunkedArray) -> tuple[np.ndarray, int]:
+    """``Start Time(us)`` text (19 digits, trailing TAB, maybe quoted) → int64 ns, exactly.
+
+    float64 steps by 0.25 µs at this magnitude, so the integer and fractional parts are
+    parsed separately. Returns the values (``-1`` where unparseable) and the bad-cell count.
+    """
+    fast = _start_ns_fixed_width(arr)
+    if fast is not None:
+        return fast, 0
+    text = pc.utf8_trim(arr, characters=" \t\"\r")
+    parts = pc.extract_regex(text, _START)
+    whole = pc.struct_field(parts, "i")
+    frac = pc.struct_field(parts, "f")
+    frac3 = pc.utf8_slice_codeunits(pc.utf8_rpad(pc.fill_null(frac, ""), 3, "0"), 0, 3)
+    ns = pc.add(pc.multiply(pc.cast(whole, pa.int64()), 1000), pc.cast(frac3, pa.int64()))
+    # Exponent spellings (a spreadsheet round trip) fall back to float: µs resolution is lost,
+    # which is fine for ordering and step assignment.
+    missing = pc.and_(pc.is_null(ns), pc.is_valid(text))
+    if pc.any(missing).as_py():
+        as_float, _ = _to_float(text)
+        ns = pc.if_else(missing, pc.cast(pc.multiply(as_float, 1000.0), pa.int64(), safe=False), ns)
+    bad = int(pc.sum(pc.and_(pc.is_null(ns), pc.is_valid(text))).as_py() or 0)
+    values = pc.fill_null(ns, -1).to_numpy()
+    return np.asarray(values, dtype=np.int64), bad
+
+
+def _start_ns_fixed_width(arr: pa.ChunkedArray) -> np.ndarray | None:
+    """Fast path for torch_npu's own start-time format.
+
+    Every cell has the same width, ``<digits>.<3 digits>`` plus optional TAB/quotes. Digits are
+    read straight from the Arrow buffers with numpy, chunk by chunk (no temporary strings);
+    ``None`` when the column does not have that shape.
+    """
+    if arr.null_count or len(arr) == 0 or not pa.types.is_string(arr.type):
+        return None
+    out = np.empty(len(arr), dtype=np.int64)
+    layout: tuple[int, list[int], int] | None = None
+    pos = 0
+    for chunk in arr.chunks:
+        n = len(chunk)
+        if n == 0:
+            continue
+        _, offsets_buf, data_buf = chunk.buffers()
+        offsets = np.frombuffer(offsets_buf, dtype=np.int32, count=n + 1, offset=chunk.offset * 4)
+        width = int(offsets[1] - offsets[0])
+        if width < 5 or offsets[-1] - offsets[0] != width * n:
+            return None
+        cells = np.frombuffer(data_buf, dtype=np.uint8, count=width * n, offset=int(offsets[0])).reshape(n, width)
+        if layout is None:
+            first = cells[0].tobytes().decode("ascii", errors="replace")
+            core = first.strip(' \t"\r')
+            if not core or "." not in core or len(core) - core.index(".") != 4 or not core.replace(".", "").isdigit():
+                return None
+            lead = first.index(core)
+            dot = lead + core.index(".")
+            digits = [*range(lead, dot), dot + 1, dot + 2, dot + 3]
+            # 19 digits fit int64 while the value stays below 9e18 (years before 2255 in ns).
+            if len(digits) > 19 or (len(digits) == 19 and core[0] == "9"):
+                return None
+            layout = (width, digits, dot)
+        if width != layout[0] or (cells[:, layout[2]] != 46).any():
+            return None
+        if len(layout[1]) == 19 and (cells[:, layout[1][0]] == 57).any():
+            return None
+        values = np.zeros(n, dtype=np.int64)
+        for col in layout[1]:
+            digit = cells[:, col].astype(np.int64) - 48
+            if (digit < 0).any() or (digit > 9).any():
+                return None
+            values = values * 10 + digit
+        out[pos:pos + n] = values
+        pos += n
+    return out
+
+
+def _categorical(arr: pa.ChunkedArray | pa.Array) -> pd.Categorical:
+    """Arrow (dictionary) strings → pandas Categorical with literal quotes stripped from values."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.unify_dictionaries() if pa.types.is_dictionary(arr.type) else arr
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    if not pa.types.is_dictionary(arr.type):
+        arr = pc.dictionary_encode(arr)
+    dictionary = pc.utf8_trim(arr.dictionary, characters='"\t\r ')
+    trimmed = np.asarray(dictionary.to_pylist(), dtype=object)
+    # Trimming can merge values ('"a"' and 'a'): factorize the trimmed dictionary and remap.
+    code_of_entry, uniques = pd.factorize(trimmed)
+    code_of_entry = code_of_entry.astype(np.int32)
+    indices = arr.indices
+    if len(code_of_entry) == 0:
+        codes = np.full(len(indices), -1, dtype=np.int32)
+    elif indices.null_count == 0:
+        codes = code_of_entry[np.asarray(indices.to_numpy(zero_copy_only=False))]
+    else:
+        rows = np.asarray(indices.fill_null(0).to_numpy(zero_copy_only=False))
+        valid = np.asarray(indices.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        codes = np.where(valid, code_of_entry[rows], np.int32(-1))
+    return pd.Categorical.from_codes(codes, categories=pd.Index(uniques, dtype=object), validate=False)
+
+
+def _int_column(values: np.ndarray, label: str, problems: list[str]) -> pd.arrays.IntegerArray:
+    """Float cells → nullable Int64 (ids can be large); non-integers become missing and are reported."""
+    finite = np.isfinite(values)
+    whole = finite & (np.floor(values) == values) & (np.abs(values) < 2**62)
+    bad = int((finite & ~whole).sum())
+    if bad:
+        problems.append(f"{bad} cells in {label} are not integers (kept as missing)")
+    out = np.where(whole, values, 0).astype(np.int64)
+    return pd.arrays.IntegerArray(out, ~whole)
+
+
+def _frame(holder: list[pa.Table], chosen: dict[str, str], labels: dict[str, str], robust: bool,
+           problems: list[str]) -> pd.DataFrame:
+    """Convert column by column, dropping each Arrow column as soon as it is converted (peak memory).
+
+    ``holder`` is a one-element list so that no caller keeps the full table alive meanwhile.
+    """
+    table = holder.pop()
+    release_memory()
+    data: dict[str, object] = {}
+    # The start-time text column needs the most temporaries: convert it last, when the other
+    # Arrow columns are already gone.
+    ordered = sorted(chosen.items(), key=lambda item: item[1] == C.START_NS)
+    for done, (cid, canon) in enumerate(ordered):
+        arr = table.column(cid)
+        table = table.drop_columns([cid])
+        label = labels[canon]
+        if canon == C.START_NS:
+            values, bad = _start_ns(arr)
+            if bad:
+                problems.append(f"{bad} cells in {label} are not times (kept as missing)")
+            data[canon] = values
+        elif canon in C.CATEGORY_COLUMNS:
+            data[canon] = _categorical(arr)
+        else:
+            if robust:
+                arr, bad = _to_float(arr)
+                if bad:
+                    problems.append(f"{bad} cells in {label} are not numbers (kept as missing)")
+            # Float Arrow arrays convert nulls to NaN on the way to numpy (no fill_null copy).
+            values = np.asarray(arr.to_numpy(), dtype=np.float32 if canon in C.FLOAT32_COLUMNS else np.float64)
+            if canon in C.INT_COLUMNS:
+                data[canon] = _int_column(values, label, problems)
+            else:
+                data[canon] = values
+        del arr
+        if done % 8 == 7:
+            release_memory()
+    del table
+    release_memory()
+    order = [c for c in C.KERNEL_COLUMNS if c in data]
+    return pd.DataFrame({c: data[c] for c in order}, copy=False)
+
+
+def _describe_skipped(path: Path, skipped: list[tuple[int | None, str, int, int]]) -> str:
+    """One message for the skipped rows, with line numbers.
+
+    The multithreaded reader does not know line numbers: they are found in the file.
+    """
+    quoted = []
+    data = None
+    for number, text, actual, expected in skipped[:MAX_QUOTED_ROWS]:
+        if number is None and text:
+            if data is None:
+                try:
+                    data = path.read_bytes()
+                except OSError:
+                    data = b""
+            pos = data.find(text.encode("utf-8", errors="replace"))
+            number = data.count(b"\n", 0, pos) + 1 if pos >= 0 else None
+        where = f"line {number}" if number else "a row"
+        snippet = text[:60].replace("\t", " ")
+        quoted.append(f"{where} has {actual} of {expected} fields ({snippet!r}…)")
+    more = f" and {len(skipped) - MAX_QUOTED_ROWS} more" if len(skipped) > MAX_QUOTED_ROWS else ""
+    return f"{len(skipped)} row(s) skipped, never shifted: " + "; ".join(quoted) + more
+
+
+def read_kernel_csv(path: Path) -> KernelTable:
+    """Read one kernel_details.csv / op_summary_*.csv into canonical columns.
+
+    Raises:
+        KernelFileError: When the file is missing, empty, unreadable or has no
+            ``Duration(us)`` column. Anything less is a reported problem.
+    """
+    try:
+        header, encoding = _read_header(path)
+    except OSError as exc:
+        raise KernelFileError(f"{path.name} cannot be read ({exc.strerror or exc})") from None
+    chosen, problems = _plan(header)
+    canon_names = set(chosen.values())
+    if C.DURATION_US not in canon_names:
+        raise KernelFileError(
+            f"{path.name} has no Duration(us) / Task Duration(us) column (columns: {', '.join(header[:12])}"
+            + (" …" if len(header) > 12 else "") + ")"
+        )
+    labels = {canon: header[int(cid[1:])] for cid, canon in chosen.items()}
+    names = [f"c{i}" for i in range(len(header))]
+    skipped: list[tuple[int | None, str, int, int]] = []
+    robust = False
+    source: Path | io.BytesIO = path
+    if encoding != "utf-8":
+        source = io.BytesIO(path.read_bytes().decode(encoding, errors="replace").encode("utf-8"))
+        problems.append(f"{path.name} is not UTF-8; decoded as {encoding}")
+    try:
+        try:
+            table = _read_table(source, names, chosen, robust=False, skipped=skipped)
+        except pa.ArrowInvalid as exc:
+            message = str(exc)
+            if "UTF8" in message.upper():
+                raw = path.read_bytes().decode("utf-8", errors="replace").encode("utf-8")
+                source = io.BytesIO(raw)
+                problems.append(f"{path.name} has bytes that are not UTF-8 (replaced)")
+            skipped.clear()
+            robust = True
+            if isinstance(source, io.BytesIO):
+                source.seek(0)
+            table = _read_table(source, names, chosen, robust=True, skipped=skipped)
+    except pa.ArrowInvalid as exc:
+        raise KernelFileError(f"{path.name} cannot be parsed as CSV ({str(exc).splitlines()[0]})") from None
+    except OSError as exc:
+        raise KernelFileError(f"{path.name} cannot be read ({exc.strerror or exc})") from None
+    holder = [table]
+    del table
+    frame = _frame(holder, chosen, labels, robust, problems)
+    if skipped:
+        problems.append(_describe_skipped(path, skipped))
+    missing = [c for c in (C.OP_TYPE, C.CORE_TYPE, C.INPUT_SHAPES, C.OUTPUT_SHAPES, C.INPUT_DTYPES, C.STEP_ID)
+               if c not in frame.columns]
+    return KernelTable(frame, path.name, header, missing, problems, len(skipped))
+
+
+def read_kernel_csvs(paths: list[Path]) -> KernelTable:
+    """Read and concatenate several files of one rank (``op_summary_slice_*.csv``)."""
+    if len(paths) == 1:
+        return read_kernel_csv(paths[0])
+    tables = [read_kernel_csv(p) for p in paths]
+    frames = [t.frame for t in tables]
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    for col in C.CATEGORY_COLUMNS:
+        if col in frame.columns and not isinstance(frame[col].dtype, pd.CategoricalDtype):
+            frame[col] = frame[col].astype("category")
+    problems = [f"{t.source}: {p}" for t in tables for p in t.problems]
+    missing = sorted(set.intersection(*(set(t.missing_columns) for t in tables))) if tables else []
+    return KernelTable(frame, ", ".join(t.source for t in tables), tables[0].header, missing, problems,
+                       sum(t.rows_skipped for t in tables))

@@ -1,0 +1,236 @@
+"""Exports: the same numbers as the screen, to CSV, Parquet, XLSX, JSON and Markdown.
+
+Every file is written to a temporary name in the target folder and renamed into place, so a
+failed export never leaves a partial file. Text cells that a spreadsheet would run as a
+formula (``=``, ``+``, ``-``, ``@``, TAB, CR at the start) are neutralised with a leading
+apostrophe in CSV and XLSX. Nothing is ever written inside a profiler folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mfu_desktop.core.numbers import pct, sig
+
+#: Characters that make a spreadsheet cell a formula (OWASP CSV injection).
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+#: Excel's sheet limit.
+XLSX_MAX_ROWS = 1_048_575
+
+
+class ExportError(Exception):
+    """An export that could not be written; the message says where and why."""
+
+
+def neutralize(frame: pd.DataFrame) -> pd.DataFrame:
+    """Prefix text cells that start like a formula with ``'`` (numbers are left alone)."""
+    out = frame.copy(deep=False)
+    for col in out.columns:
+        series = out[col]
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            cats = series.cat.categories
+            if cats.dtype == object or pd.api.types.is_string_dtype(cats.dtype):
+                fixed = [("'" + c) if isinstance(c, str) and c.startswith(FORMULA_PREFIXES) else c for c in cats]
+                if fixed != list(cats):
+                    out[col] = series.cat.rename_categories(dict(zip(cats, fixed)))
+        elif series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
+            values = series.to_numpy(dtype=object)
+            mask = np.array([isinstance(v, str) and v.startswith(FORMULA_PREFIXES) for v in values], dtype=bool)
+            if mask.any():
+                values = values.copy()
+                values[mask] = np.array(["'" + v for v in values[mask]], dtype=object)
+                out[col] = values
+    if any(isinstance(c, str) and c.startswith(FORMULA_PREFIXES) for c in out.columns):
+        out.columns = [("'" + c) if isinstance(c, str) and c.startswith(FORMULA_PREFIXES) else c for c in out.columns]
+    return out
+
+
+def forbid_inside(target: Path, roots: Iterable[Path]) -> None:
+    """Refuse a target inside any profiler folder.
+
+    Raises:
+        ExportError: When ``target`` is inside one of ``roots``.
+    """
+    resolved = target.expanduser().resolve()
+    for root in roots:
+        root_resolved = Path(root).expanduser().resolve()
+        base = root_resolved if root_resolved.is_dir() else root_resolved.parent
+        if resolved == base or base in resolved.parents:
+            raise ExportError(f"refusing to write into the profiler folder {base}: choose a folder outside it")
+
+
+def atomic_write(path: Path, writer: Callable[[Path], None]) -> Path:
+    """Write through a temporary file in the same folder, then rename into place.
+
+    Raises:
+        ExportError: When the folder cannot be created or written; no partial file remains.
+    """
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        os.close(fd)
+    except OSError as exc:
+        raise ExportError(f"cannot write to {path.parent}: {exc.strerror or exc}") from None
+    tmp = Path(tmp_name)
+    try:
+        writer(tmp)
+        os.replace(tmp, path)
+    except (OSError, ValueError) as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise ExportError(f"cannot write {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    except BaseException:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
+    return path
+
+
+def write_csv(frame: pd.DataFrame, path: Path) -> Path:
+    """CSV (UTF-8 with BOM so spreadsheets show Chinese text), formulas neutralised."""
+    safe = neutralize(frame)
+    return atomic_write(path, lambda p: safe.to_csv(p, index=False, encoding="utf-8-sig"))
+
+
+def write_parquet(frame: pd.DataFrame, path: Path) -> Path:
+    """Parquet (typed; categoricals kept)."""
+    return atomic_write(path, lambda p: frame.to_parquet(p, index=False))
+
+
+def write_xlsx(sheets: dict[str, pd.DataFrame], path: Path) -> tuple[Path, list[str]]:
+    """One XLSX workbook with a sheet per frame; frames over Excel's row limit are truncated (reported)."""
+    notes: list[str] = []
+
+    def writer(p: Path) -> None:
+        with pd.ExcelWriter(p, engine="openpyxl") as xl:
+            for name, frame in sheets.items():
+                if len(frame) > XLSX_MAX_ROWS:
+                    notes.append(f"sheet {name}: {len(frame):,} rows truncated to Excel's {XLSX_MAX_ROWS:,}")
+                    frame = frame.head(XLSX_MAX_ROWS)
+                neutralize(frame).to_excel(xl, sheet_name=name[:31], index=False)
+
+    return atomic_write(path, writer), notes
+
+
+def write_json(data: object, path: Path) -> Path:
+    """Pretty JSON."""
+    return atomic_write(path, lambda p: p.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str),
+                                                     encoding="utf-8"))
+
+
+def write_text(text: str, path: Path) -> Path:
+    """A text file (Markdown reports)."""
+    return atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
+
+
+def _fmt(value: object, kind: str = "num") -> str:
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return "–"
+    if kind == "pct":
+        return pct(float(value))
+    return sig(float(value))
+
+
+def markdown_summary(result: object) -> str:
+    """A Markdown report of a :class:`~mfu_desktop.core.profile_analysis.FolderAnalysis`.
+
+    Leads with the top kernels by lost MFU (time × (1 − MFU)), states the conventions and
+    the fallback tier of every rank.
+    """
+    lines = ["# MFU Desktop report", ""]
+    ranks = getattr(result, "ranks", [])
+    lines += ["## Ranks", "",
+              "| rank | chip | kernels | counted | achieved TFLOP/s | operator MFU | step MFU | cube util | tier |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for r in ranks:
+        s = r.summary
+        mfu = _fmt(s.mfu_ops, "pct") if s.mfu_ops is not None else (
+            f"{pct(s.mfu_ops_range[0])}–{pct(s.mfu_ops_range[1])}" if s.mfu_ops_range else "–")
+        step = _fmt(s.mfu_step, "pct") if s.mfu_step is not None else (
+            f"{pct(s.mfu_step_range[0])}–{pct(s.mfu_step_range[1])}" if s.mfu_step_range else "–")
+        lines.append(f"| {s.rank} | {s.chip or 'not confirmed'} | {s.kernels} | {s.countable_kernels} | "
+                     f"{_fmt(s.achieved_tflops)} | {mfu} | {step} | {_fmt(s.cube_utilization, 'pct')} | "
+                     f"{s.tier.tier} ({s.tier.label}) |")
+    for r in ranks:
+        s = r.summary
+        lines += ["", f"## Rank {s.rank}: top kernels by lost MFU", "",
+                  f"Peak: {s.peak_source}", ""]
+        if not r.hot_by_lost.empty:
+            lines += ["| type | input shapes | calls | time (µs) | MFU | lost (µs) |", "|---|---|---|---|---|---|"]
+            for row in r.hot_by_lost.itertuples(index=False):
+                lines.append(f"| {row.type} | `{row.input_shapes}` | {row.count} | {_fmt(row.time_us)} | "
+                             f"{_fmt(row.mfu, 'pct')} | {_fmt(row.lost_us)} |")
+        else:
+            lines.append("No kernel has a FLOPs-based MFU. " + " ".join(s.tier.why))
+        if not r.excluded.empty:
+            lines += ["", "Excluded from FLOPs-based MFU:", ""]
+            for row in r.excluded.itertuples(index=False):
+                lines.append(f"- {row.type} × {row.count} ({_fmt(row.time_us)} µs): {row.reason}")
+        if r.warnings:
+            lines += ["", "Warnings:", ""] + [f"- {w}" for w in r.warnings]
+    options = getattr(result, "options", None)
+    if options is not None:
+        lines += ["", "## Conventions", ""] + [f"- {c}" for c in options.describe()]
+    warnings = getattr(result, "warnings", [])
+    if warnings:
+        lines += ["", "## Warnings", ""] + [f"- {w}" for w in warnings]
+    return "\n".join(lines) + "\n"
+
+
+def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv", "parquet")) -> list[Path]:
+    """Write the annotated kernels and every aggregate of an analysis into ``folder``.
+
+    Args:
+        result: A :class:`~mfu_desktop.core.profile_analysis.FolderAnalysis`.
+        folder: Target folder (created; must not be inside a profiler folder).
+        formats: Any of ``csv``, ``parquet``, ``xlsx`` for the tables; JSON and Markdown are
+            always written.
+
+    Raises:
+        ExportError: For a target inside a profile, or an unwritable folder.
+    """
+    from mfu_desktop.core.profile_analysis import analysis_json
+
+    roots = [r.folder.path for r in result.ranks] + list(result.discovery.roots)
+    forbid_inside(folder, roots)
+    formats = set(formats)
+    written: list[Path] = []
+
+    def tagged(name: str) -> pd.DataFrame:
+        parts = []
+        for r in result.ranks:
+            frame = getattr(r, name)
+            if frame is None or frame.empty:
+                continue
+            frame = frame.copy(deep=False)
+            frame.insert(0, "rank", r.rank)
+            parts.append(frame)
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+    tables = {name: tagged(name) for name in ("kernels", "by_type", "by_shape", "excluded", "steps", "hot_by_lost",
+                                              "hot_by_time")}
+    tables["cluster"] = result.cluster.table
+    for name, frame in tables.items():
+        if "csv" in formats:
+            written.append(write_csv(frame, folder / f"{name}.csv"))
+        if "parquet" in formats and name == "kernels":
+            written.append(write_parquet(frame, folder / "kernels.parquet"))
+    if "xlsx" in formats:
+        path, _ = write_xlsx({k: v for k, v in tables.items() if k != "kernels" or len(v) <= XLSX_MAX_ROWS},
+                             folder / "mfu_report.xlsx")
+        written.append(path)
+    written.append(write_json(analysis_json(result), folder / "summary.json"))
+    written.append(write_text(markdown_summary(result), folder / "summary.md"))
+    return written

@@ -1,0 +1,447 @@
+"""Write a realistic synthetic Ascend profile: ``python -m mfu_desktop.demo OUT [--ranks 8] [--kernels N]``.
+
+An 8-rank Llama-style training step (GQA attention, SwiGLU MLP, one MoE layer) captured
+at Level1 with aic_metrics PipeUtilization on a 910B2-class chip (24 AI cores at 1800 MHz):
+MatMulV2/V3 in every transpose layout, BatchMatMul, GroupedMatmul, FlashAttentionScore/Grad
+(BSND causal and TND varlen), MIX and vector kernels, AI_CPU, DSA, HCCL collectives, a fused
+MatmulAllReduce, one FP32 matmul and one row with inconsistent shapes (as in real data).
+Hardware counters satisfy the identities of profiler-formats.md §3.7, so the chip is
+detected from them. Rank 5 runs 8 % slower. A step trace, a communication matrix (current
+aggregated layout) and ``info.json`` are written too.
+
+The same template scales to millions of rows for benchmarks (``--kernels 1000000 --ranks 1``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+#: The simulated chip: Ascend 910B2 (24 AI cores × 1800 MHz → 353.9 TFLOP/s BF16).
+AI_CORES = 24
+CLOCK_MHZ = 1800
+PEAK_TFLOPS = AI_CORES * CLOCK_MHZ * 8192 / 1e6
+FP32_PEAK_TFLOPS = PEAK_TFLOPS / 4
+#: Wall-clock origin of the capture (µs since epoch).
+T0_US = 1_767_225_600_000_000
+SLOW_RANK = 5
+SLOW_FACTOR = 1.08
+
+HEADER = (
+    "Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),"
+    "Wait Time(us),Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,Input Data Types,Input Formats,Output Shapes,"
+    "Output Data Types,Output Formats,Context ID,aicore_time(us),aic_total_cycles,aic_mac_time(us),aic_mac_ratio,"
+    "aic_scalar_time(us),aic_scalar_ratio,aic_mte1_time(us),aic_mte1_ratio,aic_mte2_time(us),aic_mte2_ratio,"
+    "aic_fixpipe_time(us),aic_fixpipe_ratio,aic_icache_miss_rate,aiv_time(us),aiv_total_cycles,aiv_vec_time(us),"
+    "aiv_vec_ratio,aiv_scalar_time(us),aiv_scalar_ratio,aiv_mte2_time(us),aiv_mte2_ratio,aiv_mte3_time(us),"
+    "aiv_mte3_ratio,aiv_icache_miss_rate,cube_utilization(%)"
+).split(",")
+
+
+@dataclass
+class Kernel:
+    """One template kernel."""
+
+    name: str
+    type: str
+    core: str
+    duration_us: float
+    block: int = AI_CORES
+    mix_block: int = 0
+    inputs: str = "N/A"
+    in_types: str = "N/A"
+    outputs: str = "N/A"
+    out_types: str = "N/A"
+    mac_ratio: float = 0.0
+
+
+def _mm(name: str, kind: str, a: str, b: str, out: str, m: int, n: int, k: int, mfu: float,
+        dtype: str = "DT_BF16", batch: int = 1) -> Kernel:
+    peak = FP32_PEAK_TFLOPS if dtype == "FLOAT" else PEAK_TFLOPS
+    flops = 2 * batch * m * n * k
+    dur = flops / (mfu * peak * 1e6)
+    return Kernel(name, kind, "AI_CORE", round(dur, 3), AI_CORES, 0, f"{a};{b}", f"{dtype};{dtype}", out, dtype,
+                  mac_ratio=min(0.95, mfu * 1.12))
+
+
+def _vec(name: str, kind: str, shape: str, dur: float, core: str = "AI_VECTOR_CORE", block: int = 48) -> Kernel:
+    return Kernel(name, kind, core, dur, block, 0, f"{shape};{shape}", "DT_BF16;DT_BF16", shape, "DT_BF16")
+
+
+def template(layers: int = 4, tokens: int = 4096, hidden: int = 4096, heads: int = 32, kv_heads: int = 8,
+             head_dim: int = 128, ffn: int = 11008) -> list[Kernel]:
+    """One training step (forward + backward + optimizer) as a kernel list."""
+    t, h, f = tokens, hidden, ffn
+    qkv = (heads + 2 * kv_heads) * head_dim
+    fa_in = (f"1,{t},{heads},{head_dim};1,{t},{kv_heads},{head_dim};1,{t},{kv_heads},{head_dim};;;;2048,2048;;;;;")
+    fa_types = "DT_BF16;DT_BF16;DT_BF16;DT_BF16;UINT8;DT_BF16;BOOL;INT64;INT64;INT64;INT64;INT64"
+    fa_out = f"1,{heads},{t},8;1,{heads},{t},8;;1,{t},{heads},{head_dim}"
+    causal_flops = 2 * heads * (t * (t + 1) // 2) * 2 * head_dim
+    fa_fwd_us = round(causal_flops / (0.52 * PEAK_TFLOPS * 1e6), 3)
+    fa_bwd_us = round(2 * causal_flops / (0.41 * PEAK_TFLOPS * 1e6), 3)
+    grad_in = (f"1,{t},{heads},{head_dim};1,{t},{kv_heads},{head_dim};1,{t},{kv_heads},{head_dim};"
+               f"1,{t},{heads},{head_dim};2048,2048;1,{heads},{t},8;1,{heads},{t},8;;1,{t},{heads},{head_dim};")
+    grad_types = "DT_BF16;DT_BF16;DT_BF16;DT_BF16;BOOL;FLOAT;FLOAT;DT_BF16;DT_BF16;INT64"
+    grad_out = f"1,{t},{heads},{head_dim};1,{t},{kv_heads},{head_dim};1,{t},{kv_heads},{head_dim};"
+    out: list[Kernel] = [
+        Kernel("aclnnEmbedding_GatherV2", "GatherV2", "AI_VECTOR_CORE", 61.2, 48, 0, f"32000,{h};{t}",
+               "DT_BF16;INT64", f"{t},{h}", "DT_BF16"),
+    ]
+    for layer in range(layers):
+        varlen = layer == layers - 1  # the last layer packs sequences (TND)
+        out += [
+            _vec(f"aclnnRmsNorm_RmsNorm_{layer}", "RmsNorm", f"{t},{h}", 38.4),
+            _mm(f"aclnnMatmul_MatMulCommon_MatMulV2_{layer}_qkv", "MatMulV2", f"{t},{h}", f"{qkv},{h}",
+                f"{t},{qkv}", t, qkv, h, 0.71),
+            _vec(f"aclnnRotaryPosEmb_{layer}", "RotaryPositionEmbedding", f"1,{t},{heads},{head_dim}", 44.1),
+        ]
+        if varlen:
+            out.append(Kernel(f"aclnnFlashAttentionScore_varlen_{layer}", "FlashAttentionScore", "MIX_AIC",
+                              fa_fwd_us * 0.8, AI_CORES, 2 * AI_CORES,
+                              f"{t},{heads},{head_dim};{t},{kv_heads},{head_dim};{t},{kv_heads},{head_dim};;;;2048,2048;;"
+                              f"8;8;;", fa_types, f"{t},{heads},8;{t},{heads},8;;{t},{heads},{head_dim}",
+                              "FLOAT;FLOAT;DT_BF16;DT_BF16", 0.55))
+        else:
+            out.append(Kernel(f"aclnnFlashAttentionScore_FlashAttentionScore_{layer}", "FlashAttentionScore",
+                              "MIX_AIC", fa_fwd_us, AI_CORES, 2 * AI_CORES, fa_in, fa_types, fa_out,
+                              "FLOAT;FLOAT;DT_BF16;DT_BF16", 0.6))
+        out += [
+            _mm(f"aclnnMatmul_MatMulV3Common_MatMulV3_{layer}_o", "MatMulV3", f"{t},{heads * head_dim}", f"{h},{h}",
+                f"{t},{h}", t, h, heads * head_dim, 0.66),
+            _vec(f"aclnnAdd_AddAiCore_Add_{layer}", "Add", f"{t},{h}", 21.6),
+            _vec(f"aclnnRmsNorm_RmsNorm_{layer}_2", "RmsNorm", f"{t},{h}", 38.1),
+        ]
+        if layer == 1:  # one MoE layer: 8 experts, top-2
+            out += [
+                _mm(f"aclnnMatmul_router_{layer}", "MatMulV2", f"{t},{h}", f"8,{h}", f"{t},8", t, 8, h, 0.02,
+                    dtype="FLOAT"),
+                Kernel(f"aclnnMoeInitRouting_{layer}", "MoeInitRouting", "AI_CPU", 95.0, 1, 0, f"{t},{h};{t},2",
+                       "DT_BF16;INT32", f"{2 * t},{h}", "DT_BF16"),
+                Kernel(f"aclnnGroupedMatmul_GroupedMatmul_{layer}", "GroupedMatmul", "AI_CORE",
+                       round(2 * 2 * t * h * 2 * 1408 / (0.44 * PEAK_TFLOPS * 1e6), 3), AI_CORES, 0,
+                       f"{2 * t},{h};8,{h},{2 * 1408};8", "DT_BF16;DT_BF16;INT64", f"{2 * t},{2 * 1408}", "DT_BF16",
+                       0.5),
+                _vec(f"aclnnSwiGlu_{layer}", "SwiGlu", f"{2 * t},{2 * 1408}", 52.0),
+                Kernel(f"aclnnGroupedMatmul_GroupedMatmul_{layer}_down", "GroupedMatmul", "AI_CORE",
+                       round(2 * 2 * t * 1408 * h / (0.42 * PEAK_TFLOPS * 1e6), 3), AI_CORES, 0,
+                       f"{2 * t},1408;8,1408,{h};8", "DT_BF16;DT_BF16;INT64", f"{2 * t},{h}", "DT_BF16", 0.5),
+            ]
+        else:
+            out += [
+                _mm(f"aclnnMatmul_MatMulCommon_MatMulV2_{layer}_gateup", "MatMulV2", f"{t},{h}", f"{2 * f},{h}",
+                    f"{t},{2 * f}", t, 2 * f, h, 0.74),
+                _vec(f"aclnnSwiGlu_{layer}", "SwiGlu", f"{t},{2 * f}", 96.0),
+                _mm(f"aclnnMatmul_MatMulV3Common_MatMulV3_{layer}_down", "MatMulV3", f"{t},{f}", f"{h},{f}",
+                    f"{t},{h}", t, h, f, 0.69),
+            ]
+        out.append(Kernel(f"aclnnReduceSum_ReduceSumOpAiCore_{layer}", "ReduceSum", "MIX_AIV", 12.4, 24, 0,
+                          f"{t},{h}", "DT_BF16", f"{h}", "DT_BF16"))
+    out += [
+        _mm("aclnnMatmul_lm_head", "MatMulV3", f"{t},{h}", f"32000,{h}", f"{t},32000", t, 32000, h, 0.72),
+        _vec("aclnnCrossEntropyLoss", "CrossEntropyLoss", f"{t},32000", 140.0),
+        Kernel("aclnnNonZero_NonZero", "NonZero", "AI_CPU", 35.0, 1, 0, f"{t}", "INT64", f"{t},1", "INT64"),
+        Kernel("aclnnDropoutGenMaskV2_DSAGenBitMask", "DSAGenBitMask", "DSA_SQE", 7.5, 1, 0),
+    ]
+    for layer in reversed(range(layers)):
+        out += [
+            _mm(f"aclnnMatmul_MatMulV3Common_MatMulV3_{layer}_down_dx", "MatMulV3", f"{t},{h}", f"{h},{f}",
+                f"{t},{f}", t, f, h, 0.68),  # NN
+            _mm(f"aclnnMatmul_MatMulCommon_MatMulV2_{layer}_down_dw", "MatMulV2", f"{t},{h}", f"{f},{t}",
+                f"{h},{f}", h, f, t, 0.63),  # TT: A [K,M], B [N,K]
+            _vec(f"aclnnSwiGluGrad_{layer}", "SwiGluGrad", f"{t},{2 * f}", 121.0),
+            _mm(f"aclnnMatmul_MatMulV3Common_MatMulV3_{layer}_o_dw", "MatMulV3", f"{t},{h}", f"{t},{h}",
+                f"{h},{h}", h, h, t, 0.61),  # TN: A [K,M], B [K,N]
+        ]
+        if layer == layers - 1:
+            out.append(Kernel(f"aclnnFlashAttentionScoreGrad_varlen_{layer}", "FlashAttentionScoreGrad", "MIX_AIC",
+                              fa_bwd_us * 0.8, AI_CORES, 2 * AI_CORES,
+                              f"{t},{heads},{head_dim};{t},{kv_heads},{head_dim};{t},{kv_heads},{head_dim};"
+                              f"{t},{heads},{head_dim};2048,2048;{t},{heads},8;{t},{heads},8;;{t},{heads},{head_dim};",
+                              grad_types, f"{t},{heads},{head_dim};{t},{kv_heads},{head_dim};"
+                              f"{t},{kv_heads},{head_dim};", "DT_BF16;DT_BF16;DT_BF16", 0.5))
+        else:
+            out.append(Kernel(f"aclnnFlashAttentionScoreGrad_FlashAttentionScoreGrad_{layer}",
+                              "FlashAttentionScoreGrad", "MIX_AIC", fa_bwd_us, AI_CORES, 2 * AI_CORES, grad_in,
+                              grad_types, grad_out, "DT_BF16;DT_BF16;DT_BF16", 0.5))
+        out += [
+            _mm(f"aclnnMatmul_MatMulCommon_MatMulV2_{layer}_qkv_dx", "MatMulV2", f"{t},{qkv}", f"{qkv},{h}",
+                f"{t},{h}", t, h, qkv, 0.67),
+            _mm(f"aclnnMatmul_MatMulCommon_MatMulV2_{layer}_qkv_dw", "MatMulV2", f"{t},{qkv}", f"{t},{h}",
+                f"{qkv},{h}", qkv, h, t, 0.6),
+            _vec(f"aclnnRmsNormGrad_{layer}", "RmsNormGrad", f"{t},{h}", 52.3),
+        ]
+    out += [
+        Kernel("aclnnBatchMatMul_BatchMatMulV2", "BatchMatMulV2", "AI_CORE",
+               round(2 * 32 * 1024 * 1024 * 128 / (0.5 * PEAK_TFLOPS * 1e6), 3), AI_CORES, 0,
+               "32,1024,128;32,128,1024", "DT_BF16;DT_BF16", "32,1024,1024", "DT_BF16", 0.55),
+        Kernel("aclnnMatmulAllReduce_MatmulAllReduce", "MatmulAllReduce", "MIX_AIC", 410.0, AI_CORES, 2 * AI_CORES,
+               f"{t},{h};{h},{h}", "DT_BF16;DT_BF16", f"{t},{h}", "DT_BF16", 0.3),
+        Kernel("aclnnMatmul_MatMulCommon_MatMulV2_storage", "MatMulV2", "AI_CORE", 185.5, 16, 0,
+               "81920,4096;8192,512", "DT_BF16;DT_BF16", "4096,512", "DT_BF16", 0.8),
+        _vec("aclnnForeachAddListV2", "ForeachAddList", f"{h},{h}", 320.0),
+        _vec("aclnnApplyAdamW", "ApplyAdamW", f"{h * h}", 610.0),
+    ]
+    return out
+
+
+def _template_frame(kernels: list[Kernel]) -> pd.DataFrame:
+    return pd.DataFrame([k.__dict__ for k in kernels])
+
+
+def _pmu(frame: pd.DataFrame) -> dict[str, np.ndarray]:
+    """PipeUtilization counters consistent with the §3.7 identities (f = 1800 MHz, 24 AI cores)."""
+    n = len(frame)
+    core = frame["core"].to_numpy()
+    dur = frame["duration_us"].to_numpy(dtype=np.float64)
+    block = frame["block"].to_numpy(dtype=np.float64)
+    mix = frame["mix_block"].to_numpy(dtype=np.float64)
+    mac_ratio = frame["mac_ratio"].to_numpy(dtype=np.float64)
+    aic = np.isin(core, ["AI_CORE", "MIX_AIC"])
+    aiv = np.isin(core, ["AI_VECTOR_CORE", "MIX_AIV", "MIX_AIC"])
+    cols: dict[str, np.ndarray] = {}
+    busy = np.clip(0.72 + 0.3 * mac_ratio, 0.6, 0.98)  # cube time share of the kernel, higher when MFU is higher
+    aic_time = np.where(aic, np.round(dur * busy, 3), 0.0)
+    cycles = np.where(aic, np.round(aic_time * CLOCK_MHZ * block), 0.0)
+    cols["aicore_time(us)"] = aic_time
+    cols["aic_total_cycles"] = cycles
+    for metric, ratio in (("mac", mac_ratio), ("scalar", 0.18), ("mte1", 0.42), ("mte2", 0.57), ("fixpipe", 0.06)):
+        r = np.where(aic, np.broadcast_to(ratio, n), 0.0)
+        cols[f"aic_{metric}_time(us)"] = np.round(aic_time * r, 3)
+        cols[f"aic_{metric}_ratio"] = np.round(r, 3)
+    cols["aic_icache_miss_rate"] = np.where(aic, 0.012, 0.0)
+    vec_blocks = np.where(core == "MIX_AIC", mix, block)
+    aiv_time = np.where(aiv, np.round(dur * 0.95, 3), 0.0)
+    cols["aiv_time(us)"] = aiv_time
+    cols["aiv_total_cycles"] = np.where(aiv, np.round(aiv_time * CLOCK_MHZ * vec_blocks), 0.0)
+    for metric, ratio in (("vec", 0.46), ("scalar", 0.21), ("mte2", 0.63), ("mte3", 0.38)):
+        r = np.where(aiv, ratio, 0.0)
+        cols[f"aiv_{metric}_time(us)"] = np.round(aiv_time * r, 3)
+        cols[f"aiv_{metric}_ratio"] = np.round(r, 3)
+    cols["aiv_icache_miss_rate"] = np.where(aiv, 0.008, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cols["cube_utilization(%)"] = np.where(aic & (dur > 0), np.round(100 * cycles / (CLOCK_MHZ * AI_CORES * dur),
+                                                                          3), 0.0)
+    return cols
+
+
+@dataclass
+class RankTimeline:
+    """What the step trace and the communication matrix of one rank are derived from."""
+
+    computing_us: float
+    comm_us: float
+    overlapped_us: float
+    free_us: float
+    allreduce_us: float
+
+
+def write_rank(root: Path, rank: int, ranks: int, steps: int, target_rows: int | None,
+               rng: np.random.Generator) -> list[RankTimeline]:
+    """Write one rank folder; returns its per-step timeline figures."""
+    folder = root / f"node{rank // 8}_{31337 + rank}_20260101000000000_ascend_pt"
+    out = folder / "ASCEND_PROFILER_OUTPUT"
+    out.mkdir(parents=True, exist_ok=True)
+    tmpl = _template_frame(template())
+    comm_per_step = 4
+    # Bigger profiles repeat the step's kernels as micro-batches (gradient accumulation), the way
+    # real million-row captures look: few steps, many kernels per step.
+    reps = 1 if target_rows is None else max(1, -(-target_rows // (steps * len(tmpl))))
+    factor = SLOW_FACTOR if rank == SLOW_RANK else 1.0
+    frames = []
+    clock = float(T0_US + rank * 3.0)
+    timelines: list[RankTimeline] = []
+    for step in range(1, steps + 1):
+        f = tmpl.iloc[np.tile(np.arange(len(tmpl)), reps)].reset_index(drop=True)
+        if target_rows is not None:
+            f = f.iloc[: max(1, target_rows // steps - comm_per_step)]
+        jitter = rng.normal(1.0, 0.015, len(f)).clip(0.95, 1.06)
+        f["duration_us"] = np.round(f["duration_us"].to_numpy() * factor * jitter, 3)
+        waits = np.round(rng.gamma(2.0, 4.0, len(f)), 3)
+        durations = f["duration_us"].to_numpy()
+        starts = clock + np.cumsum(waits) + np.concatenate([[0.0], np.cumsum(durations[:-1])])
+        f["start"] = starts
+        f["wait"] = waits
+        f["step"] = step
+        step_end = float(starts[-1] + durations[-1])
+        # Gradient all-reduces overlap the backward pass, the last one does not.
+        comm_durs = np.array([2300.0, 2400.0, 1800.0, 9800.0]) * reps * rng.normal(1.0, 0.02, comm_per_step) * \
+            (1.0 + 0.1 * (rank % 3))
+        half = len(f) // 2
+        comm_starts = np.array([starts[half], starts[min(half + 40, len(f) - 1)], starts[max(len(f) - 20, 0)],
+                                step_end + 5.0])
+        comm = pd.DataFrame({
+            "name": [f"hcom_allReduce__{700 + step}_{i}_1" for i in range(comm_per_step)],
+            "type": "hcom_allReduce_", "core": "HCCL", "duration_us": np.round(comm_durs, 3), "block": 0,
+            "mix_block": 0, "inputs": "N/A", "in_types": "N/A", "outputs": "N/A", "out_types": "N/A",
+            "mac_ratio": 0.0, "start": comm_starts, "wait": 0.0, "step": step,
+        })
+        frames += [f, comm]
+        comm_total = float(comm_durs.sum())
+        timelines.append(RankTimeline(float(durations.sum()), comm_total, float(comm_durs[:3].sum() * 0.85),
+                                      float(waits.sum()) + 900.0, comm_total))
+        clock = float(comm_starts[-1] + comm_durs[-1] + 900.0)
+    frame = pd.concat(frames, ignore_index=True)
+    _write_kernel_details(frame, out / "kernel_details.csv")
+    _write_step_trace(out / "step_trace_time.csv", timelines)
+    _write_comm_matrix(out / "communication_matrix.json", rank, ranks, timelines)
+    (out / "analyse.done").write_text("")
+    info = {
+        "config": {
+            "common_config": {"activities": ["ProfilerActivity.CPU", "ProfilerActivity.NPU"],
+                              "schedule": {"wait": 1, "warmup": 1, "active": steps, "repeat": 1, "skip_first": 10},
+                              "record_shapes": True, "profile_memory": False, "with_stack": False,
+                              "with_flops": False, "with_modules": False},
+            "experimental_config": {"_profiler_level": "Level1", "_aic_metrics": "ACL_AICORE_PIPE_UTILIZATION",
+                                    "_l2_cache": False, "_msprof_tx": False, "_data_simplification": True,
+                                    "record_op_args": False, "_export_type": "text", "_op_attr": False},
+        },
+        "end_info": {"collectionTimeEnd": int(clock * 1000)},
+        "rank_id": rank,
+        "torch_npu_version": "2.6.0 (synthetic demo)",
+    }
+    (folder / f"profiler_info_{rank}.json").write_text(json.dumps(info, indent=2))
+    meta = {"ENV_VARIABLES": {}, "distributed_args": {
+        "tensor_model_parallel_size": 1, "pipeline_model_parallel_size": 1, "data_parallel_size": ranks,
+        "context_parallel_size": 1, "expert_model_parallel_size": 1, "rank": rank, "world_size": ranks}}
+    (folder / "profiler_metadata.json").write_text(json.dumps(meta, indent=2))
+    device = folder / "PROF_000001_20260101000000000_DEMO" / f"device_{rank % 8}"
+    device.mkdir(parents=True, exist_ok=True)
+    (device / f"info.json.{rank % 8}").write_text(json.dumps({"DeviceInfo": [{
+        "id": rank % 8, "ai_core_num": AI_CORES, "aiv_num": 2 * AI_CORES, "aic_frequency": str(CLOCK_MHZ),
+        "aiv_frequency": str(CLOCK_MHZ), "hwts_frequency": "50"}], "rank_id": rank}))
+    return timelines
+
+
+def _write_kernel_details(frame: pd.DataFrame, path: Path) -> None:
+    """Write kernel_details.csv the way torch_npu does.
+
+    Bare header, shapes as ``\"\"\"4096,12288\"\"\"``, a TAB after the start time, ``N/A`` for
+    counters a core does not have.
+    """
+    n = len(frame)
+    core = frame["core"].to_numpy()
+    compute = core != "HCCL"
+    no_pmu = np.isin(core, ["AI_CPU", "DSA_SQE", "HCCL"])
+    pmu = _pmu(frame)
+
+    def shapes(values: pd.Series) -> np.ndarray:
+        v = values.to_numpy(dtype=object)
+        return np.where(v == "N/A", "N/A", '"' + v.astype(str) + '"')
+
+    def numbers(values: np.ndarray, decimals: int) -> np.ndarray:
+        text = np.char.mod(f"%.{decimals}f", np.asarray(values, dtype=np.float64)) if decimals else \
+            np.asarray(values, dtype=np.int64).astype(str)
+        return np.where(no_pmu, "N/A", text)
+
+    columns: dict[str, np.ndarray] = {
+        "Step Id": frame["step"].to_numpy().astype(str),
+        "Model ID": np.full(n, "4294967295"),
+        "Task ID": np.where(compute, (np.arange(n) % 65535).astype(str), "N/A"),
+        "Stream ID": np.where(compute, "2", "N/A"),
+        "Name": frame["name"].to_numpy(dtype=object),
+        "Type": frame["type"].to_numpy(dtype=object),
+        "OP State": np.where(compute, "dynamic", "N/A"),
+        "Accelerator Core": core,
+        "Start Time(us)": np.char.add(np.char.mod("%.3f", frame["start"].to_numpy(dtype=np.float64)), "\t"),
+        "Duration(us)": np.char.mod("%.3f", frame["duration_us"].to_numpy(dtype=np.float64)),
+        "Wait Time(us)": np.char.mod("%.3f", frame["wait"].to_numpy(dtype=np.float64)),
+        "Block Dim": frame["block"].to_numpy().astype(str),
+        "Mix Block Dim": np.where(compute, frame["mix_block"].to_numpy().astype(str), "N/A"),
+        "HF32 Eligible": np.where(compute, np.where(frame["in_types"].str.startswith("FLOAT"), "YES", "NO"), "N/A"),
+        "Input Shapes": shapes(frame["inputs"]),
+        "Input Data Types": frame["in_types"].to_numpy(dtype=object),
+        "Input Formats": np.where(frame["inputs"].to_numpy() == "N/A", "N/A", "ND"),
+        "Output Shapes": shapes(frame["outputs"]),
+        "Output Data Types": frame["out_types"].to_numpy(dtype=object),
+        "Output Formats": np.where(frame["outputs"].to_numpy() == "N/A", "N/A", "ND"),
+        "Context ID": np.where(core == "MIX_AIC", "0", "N/A"),
+    }
+    for name in HEADER[21:]:
+        integer = name.endswith("total_cycles")
+        columns[name] = numbers(pmu[name], 0 if integer else 3)
+    pd.DataFrame(columns)[HEADER].to_csv(path, index=False, lineterminator="\n")
+
+
+def _write_step_trace(path: Path, timelines: list[RankTimeline]) -> None:
+    lines = ["Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
+             "Communication(Not Overlapped and Exclude Receive),Preparing"]
+    for step, t in enumerate(timelines, start=1):
+        not_overlapped = t.comm_us - t.overlapped_us
+        stage = t.computing_us + not_overlapped + t.free_us
+        lines.append(f"{step},{t.computing_us:.3f},{not_overlapped:.3f},{t.overlapped_us:.3f},{t.comm_us:.3f},"
+                     f"{t.free_us:.3f},{stage:.3f},0,{not_overlapped:.3f},1532.2")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _write_comm_matrix(path: Path, rank: int, ranks: int, timelines: list[RankTimeline]) -> None:
+    """Current aggregated layout: allreduce-top1/middle/bottom1..3/total@group, links rank→every rank."""
+    group = "5862276097510448909"
+    data: dict[str, object] = {}
+    for step, t in enumerate(timelines, start=1):
+        # 62 % of the not-overlapped communication is transfer; the rest is waiting.
+        real_total_ms = (t.comm_us - t.overlapped_us) * 0.62 / 1000.0
+        collective: dict[str, object] = {}
+        for label, share in (("top1", 0.55), ("middle", 0.25), ("bottom1", 0.1), ("bottom2", 0.06),
+                             ("bottom3", 0.04), ("total", 1.0)):
+            links = {}
+            for dst in range(ranks):
+                longest = 1.0 if dst == (rank + 1) % ranks else 0.96  # one link is the longest
+                time_ms = real_total_ms * share * longest * (0.05 if dst == rank else 1.0)
+                size = 61.2 * share
+                links[f"{rank}-{dst}"] = {"Transport Type": "LOCAL" if dst == rank else "HCCS",
+                                          "Transit Size(MB)": round(size, 6), "Transit Time(ms)": round(time_ms, 9),
+                                          "Bandwidth(GB/s)": round(size / max(time_ms, 1e-9), 4)}
+                if label != "total":
+                    links[f"{rank}-{dst}"]["Op Name"] = f"hcom_allReduce__{700 + step}_0_1"
+            collective[f"allreduce-{label}@{group}"] = links
+        data[f"step{step}"] = {"p2p": {}, "collective": collective}
+    path.write_text(json.dumps(data, indent=1))
+
+
+def generate(root: Path, ranks: int = 8, steps: int = 2, kernels: int | None = None, seed: int = 7) -> Path:
+    """Write the demo profile under ``root`` and return it.
+
+    Args:
+        root: Output folder (created).
+        ranks: Rank folders to write.
+        steps: Steps per rank.
+        kernels: Rows per rank; each step repeats its kernels (micro-batches) to reach it.
+        seed: Random seed (deterministic output).
+    """
+    rng = np.random.default_rng(seed)
+    if kernels is not None and kernels < steps * 10:
+        steps = 1
+    root.mkdir(parents=True, exist_ok=True)
+    for rank in range(ranks):
+        write_rank(root, rank, ranks, steps, kernels, rng)
+    (root / "README.txt").write_text(
+        "Synthetic MFU Desktop demo profile (not real hardware data): an 8-rank Llama-style step on a "
+        "910B2-class chip. Regenerate: python -m mfu_desktop.demo OUT\n"
+    )
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line of the generator."""
+    parser = argparse.ArgumentParser(prog="python -m mfu_desktop.demo", description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="output folder")
+    parser.add_argument("--ranks", type=int, default=8)
+    parser.add_argument("--steps", type=int, default=2)
+    parser.add_argument("--kernels", type=int, help="rows per rank (repeats the step template)")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    if args.ranks < 1:
+        parser.error("--ranks must be at least 1")
+    path = generate(args.out, args.ranks, args.steps, args.kernels, args.seed)
+    print(f"wrote {args.ranks} rank(s) to {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

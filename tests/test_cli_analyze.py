@@ -1,0 +1,103 @@
+"""``mfu analyze``: the JSON contract, exit codes, export, cache, read-only."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mfu_desktop.cli import main
+from mfu_desktop.core.loader import clear_cache
+from mfu_desktop.core.profile_analysis import analyze_paths
+from tests.helpers import kernel_row, make_rank, snapshot
+
+FA_SAMPLE = "msprof-analyze/test/ut/advisor/compute_advice/data"
+RANK_KEYS = {"rank": int, "path": str, "chip": (str, type(None)), "peak_source": str, "kernels": int,
+             "countable_kernels": int, "flops": float, "countable_time_us": float,
+             "achieved_tflops": (float, type(None)), "mfu_ops": (float, type(None)),
+             "step_time_us": (float, type(None)), "mfu_step": (float, type(None)),
+             "cube_utilization": (float, type(None)), "tier": int, "by_type": list, "excluded": list}
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_contract(capsys, samples):
+    code, out, _ = run(capsys, "analyze", str(samples / FA_SAMPLE), str(samples / "msinsight/test/data/pytorch/text/"
+                                                                        "level1"), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) >= {"ranks", "warnings"}
+    assert len(data["ranks"]) == 3
+    for rank in data["ranks"]:
+        for key, kind in RANK_KEYS.items():
+            assert isinstance(rank[key], kind), (key, rank[key])
+        assert rank["tier"] in (1, 2, 3)
+        for row in rank["by_type"]:
+            assert set(row) >= {"type", "count", "flops", "time_us", "achieved_tflops", "mfu"}
+        for row in rank["excluded"]:
+            assert set(row) == {"type", "reason", "count", "time_us"}
+    fa = next(r for r in data["ranks"] if r["rank"] == -1)
+    assert fa["chip"] == "Huawei Ascend 910B3"
+    assert any(r["reason"].startswith("inconsistent shapes") for r in fa["excluded"])
+
+
+def test_human_output_lists_summary_top_and_exclusions(capsys, samples):
+    code, out, _ = run(capsys, "analyze", str(samples / FA_SAMPLE), "--top", "3")
+    assert code == 0
+    for text in ("chip / peak", "operator MFU", "step MFU", "cube util", "tier", "top 2 by lost time",
+                 "excluded from FLOPs-based MFU"):
+        assert text in out
+
+
+def test_exit_codes(capsys, tmp_path, samples):
+    code, _, _ = run(capsys, "analyze", str(tmp_path))
+    assert code == 1  # nothing could be loaded
+    code, _, err = run(capsys, "analyze", str(samples / FA_SAMPLE), "--chip", "nonesuch")
+    assert code == 2 and "--chip" in err
+    (tmp_path / "bad_ascend_pt" / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    (tmp_path / "bad_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv").write_text("")
+    make_rank(tmp_path, "good_ascend_pt", 1, [kernel_row("k", "Add", "AI_VECTOR_CORE", "1767225600000001.500", 2.0)])
+    code, out, _ = run(capsys, "analyze", str(tmp_path), "--json")
+    data = json.loads(out)
+    assert code == 0 and len(data["ranks"]) == 1
+    assert any("is empty" in w for w in data["warnings"])
+
+
+def test_export_writes_tables_and_never_inside_the_profile(capsys, tmp_path, samples):
+    profile = tmp_path / "profile"
+    make_rank(profile, "r_ascend_pt", 0, [
+        kernel_row("=cmd|' /C calc'!A0", "MatMulV2", "AI_CORE", "1767225600000001.500", 10.0, "128,256;256,512",
+                   "DT_BF16;DT_BF16", "128,512", "DT_BF16")])
+    before = snapshot(profile)
+    out_dir = tmp_path / "export"
+    code, _, _ = run(capsys, "analyze", str(profile), "--chip", "910B2", "--export", str(out_dir))
+    assert code == 0
+    names = {p.name for p in out_dir.iterdir()}
+    assert {"kernels.csv", "kernels.parquet", "by_type.csv", "by_shape.csv", "excluded.csv", "summary.json",
+            "summary.md"} <= names
+    kernels = (out_dir / "kernels.csv").read_text(encoding="utf-8-sig")
+    assert "'=cmd|" in kernels and ",=cmd" not in kernels  # formula injection neutralised
+    code, _, err = run(capsys, "analyze", str(profile), "--export", str(profile / "r_ascend_pt" / "out"))
+    assert code == 2 and "refusing to write into the profiler folder" in err
+    assert snapshot(profile) == before
+
+
+def test_second_analysis_comes_from_the_cache_and_changes_invalidate_it(tmp_path):
+    row = kernel_row("mm", "MatMulV2", "AI_CORE", "1767225600000001.500", 10.0, "128,256;256,512",
+                     "DT_BF16;DT_BF16", "128,512", "DT_BF16")
+    path = make_rank(tmp_path, "r_ascend_pt", 0, [row])
+    first = analyze_paths([tmp_path]).ranks[0]
+    assert not first.data.from_cache
+    second = analyze_paths([tmp_path]).ranks[0]
+    assert second.data.from_cache
+    assert second.summary.flops == first.summary.flops
+    csv = path / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    csv.write_text(csv.read_text().replace(",10.0,", ",20.0,"))
+    third = analyze_paths([tmp_path]).ranks[0]
+    assert not third.data.from_cache
+    assert third.summary.countable_time_us == pytest.approx(20.0)
+    assert clear_cache() >= 2
