@@ -1,0 +1,219 @@
+"""``mfu predict``: cross-chip prediction and calibration on the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from mfu_desktop.core.analysis import AnalysisOptions
+from mfu_desktop.core.calibrate import calibrate
+from mfu_desktop.core.chips import Chip, ChipCatalog, UnknownChipError
+from mfu_desktop.core.numbers import pct
+from mfu_desktop.core.predict import (
+    DEFAULT_RULES,
+    DEFAULT_SOURCE,
+    Prediction,
+    RankInput,
+    console_table,
+    predict,
+    rules_from_csv,
+    with_rules_disabled,
+    write_outputs,
+)
+from mfu_desktop.core.profile_analysis import FolderAnalysis, analyze_paths
+from mfu_desktop.core.report import ExportError, forbid_inside
+
+EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
+
+
+class _Usage(Exception):
+    pass
+
+
+def rank_inputs(result: FolderAnalysis) -> list[RankInput]:
+    """The predictor's inputs from an analysis (kernels, step trace, communication matrix per rank)."""
+    return [RankInput(r.rank, r.data.kernels, r.data.step_trace, r.data.comm) for r in result.ranks
+            if r.data.kernels is not None]
+
+
+def choose_source(catalog: ChipCatalog, name: str | None, result: FolderAnalysis) -> tuple[Chip, str]:
+    """``--source`` when given; else the chip the data names (confirmed detection); else the seed's default."""
+    if name:
+        return catalog.find(name), "--source"
+    detected = {r.chip.chip.identifier for r in result.ranks if r.chip.confirmed and r.chip.chip is not None}
+    if len(detected) == 1:
+        chip = catalog.find(detected.pop())
+        twin = seed_twin(catalog, chip)
+        if twin is not None:
+            return twin, f"detected {chip.model}-class, the same values as the seed's {twin.identifier} row"
+        return chip, "detected from the profile"
+    return catalog.find(DEFAULT_SOURCE), "default (the profile does not name the chip)"
+
+
+_TWIN_COLUMNS = ("cube_fp16_tflops", "cube_fp32_tflops", "vector_fp16_tflops", "vector_fp32_tflops",
+                 "hbm_bandwidth_gbs", "interconnect_bandwidth")
+
+
+def seed_twin(catalog: ChipCatalog, chip: Chip) -> Chip | None:
+    """A seed row (one with a cpu coefficient) with exactly the same peaks and bandwidths as ``chip``.
+
+    The seed's step model needs the cpu coefficient, which only the seed rows carry; a detected
+    910B2 is the seed's "Huawei Ascend 910B" in every other value.
+    """
+    if chip.value("cpu") is not None:
+        return None
+    for other in catalog.chips:
+        if other.value("cpu") is not None and other.vendor == chip.vendor and all(
+                other.value(c) == chip.value(c) for c in _TWIN_COLUMNS):
+            return other
+    return None
+
+
+def _load(args: argparse.Namespace, path: Path, catalog: ChipCatalog) -> FolderAnalysis:
+    result = analyze_paths([path], AnalysisOptions(), catalog, use_cache=not args.no_cache)
+    if not result.ranks:
+        raise _Usage(f"no rank could be read under {path}: " + "; ".join(result.warnings))
+    return result
+
+
+def _rules(args: argparse.Namespace) -> tuple[list, list[str]]:
+    if args.rules:
+        try:
+            text = Path(args.rules).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise _Usage(f"argument --rules: cannot read {args.rules} ({exc.strerror or exc})") from None
+        rules, problems = rules_from_csv(text)
+    else:
+        rules, problems = list(DEFAULT_RULES), []
+    if args.no_rules:
+        rules = with_rules_disabled(rules)
+    return rules, problems
+
+
+def _print_prediction(p: Prediction, source_why: str, lang: str) -> None:
+    print(console_table(p, lang))
+    print(f"source: {p.source.display_name} ({source_why}); ranks: {', '.join(map(str, p.ranks))}")
+    print()
+    for t in p.targets:
+        line = f"{t.device}: compute {t.relative_performance:.2f}x" if t.relative_performance else f"{t.device}: –"
+        if t.step_relative_performance:
+            line += (f", step {t.step_relative_performance:.2f}x (time-based; README formula "
+                     f"{t.readme_formula_relative_performance:.2f}x)")
+        if t.slowest_rank is not None and len(p.ranks) > 1:
+            line += f", slowest rank {t.slowest_rank}"
+        print(line)
+        first = t.per_rank.iloc[0] if not t.per_rank.empty else None
+        if first is not None and isinstance(first.get("comm_line"), str) and first["comm_line"]:
+            text = first["comm_line"]
+            if lang.startswith("zh"):
+                text = (f"未掩盖通信: {first['comm_not_overlapped_us']:.2f} us"
+                        f"（真实通信: {first['comm_real_us']:.2f} us, "
+                        f"等待: {first['comm_wait_us']:.2f} us）")
+            print(f"   rank {int(first['rank'])} {text}")
+        if t.rules:
+            print(f"   rules: {', '.join(t.rules)}")
+        if t.fallback_time_share:
+            print(f"   fallback (no pipe times): {pct(t.fallback_time_share)} of compute time")
+        for note in t.notes:
+            print(f"   note: {note}")
+    if not p.excluded.empty:
+        print("excluded from the prediction: " + ", ".join(
+            f"{r['class']} × {int(r['count'])} ({r['time_us']:.1f} µs)" for _, r in p.excluded.iterrows()))
+    for w in p.warnings:
+        print(f"warning: {w}")
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    """``mfu predict``."""
+    catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
+    for problem in catalog.problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    try:
+        rules, rule_problems = _rules(args)
+        for problem in rule_problems:
+            print(f"warning: {problem}", file=sys.stderr)
+        result = _load(args, args.path, catalog)
+        try:
+            source, why = choose_source(catalog, args.source, result)
+        except UnknownChipError as exc:
+            raise _Usage(f"argument --source: {exc}") from None
+        if args.calibrate:
+            if not args.target:
+                raise _Usage("argument --target: required with --calibrate")
+            try:
+                target = catalog.find(args.target)
+            except UnknownChipError as exc:
+                raise _Usage(f"argument --target: {exc}") from None
+            measured = _load(args, args.calibrate, catalog)
+            cal = calibrate(rank_inputs(result), rank_inputs(measured), source, target, rules, args.assume_cpu)
+            if args.json:
+                print(json.dumps(cal.to_json(), ensure_ascii=False))
+            else:
+                print(f"calibration: {cal.source} → {cal.target}")
+                print(f"{'type':<34} {'predicted µs':>14} {'measured µs':>14} {'error':>9}")
+                for row in cal.by_type.itertuples(index=False):
+                    err = f"{row.error * 100:+.1f} %" if row.error == row.error else "–"
+                    print(f"{row.type[:34]:<34} {row.predicted_us:14.1f} {row.measured_us:14.1f} {err:>9}")
+                print(f"MAPE over operator types: {pct(cal.mape)}; time-weighted: {pct(cal.weighted_mape)}")
+                print(f"compute-class total error: {pct(cal.compute_error)}; step error: {pct(cal.step_error)}")
+                for note in cal.notes:
+                    print(f"note: {note}")
+            return EXIT_OK
+        names = [n.strip() for n in (args.targets or "").split(",") if n.strip()]
+        try:
+            if names == ["all"]:
+                targets = list(catalog.chips)
+            else:
+                from mfu_desktop.core.predict import resolve_targets
+
+                targets = resolve_targets(catalog, names)
+        except UnknownChipError as exc:
+            raise _Usage(f"argument --targets: {exc}") from None
+        if args.out:
+            try:
+                forbid_inside(args.out, [args.path])
+            except ExportError as exc:
+                raise _Usage(f"argument --out: {exc}") from None
+        prediction = predict(rank_inputs(result), source, targets, rules, args.assume_cpu,
+                             keep_details=bool(args.out))
+        prediction.warnings[0:0] = result.warnings
+        if args.out:
+            try:
+                written = write_outputs(prediction, args.out)
+            except ExportError as exc:
+                raise _Usage(f"argument --out: {exc}") from None
+            if not args.json:
+                print("wrote " + ", ".join(str(p) for p in written))
+        if args.json:
+            print(json.dumps(prediction.to_json(), ensure_ascii=False))
+        else:
+            _print_prediction(prediction, why, args.lang)
+        return EXIT_OK
+    except _Usage as exc:
+        print(f"mfu predict: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE if "argument" in str(exc) else EXIT_NOTHING
+
+
+def add_predict_command(sub: argparse._SubParsersAction) -> None:
+    """Register ``predict`` on the ``mfu`` parser."""
+    p = sub.add_parser("predict", help="cross-chip prediction of a profile (and calibration)")
+    p.add_argument("path", type=Path, metavar="PATH", help="profiler folder")
+    p.add_argument("--source", help=f"chip that ran the profile (default: detected, else {DEFAULT_SOURCE!r})")
+    p.add_argument("--targets", help="comma-separated target chips, or 'all' (default: the seed's list + H100)")
+    p.add_argument("--catalog", type=Path, action="append", default=[],
+                   help="extra chip catalog (also the original predictor's devices_info.csv)")
+    p.add_argument("--out", type=Path, metavar="DIR",
+                   help="write performance_prediction.csv and kernel_prediction_detail.csv (never inside PATH)")
+    p.add_argument("--rules", type=Path, help="edited architecture-rules CSV (see README)")
+    p.add_argument("--no-rules", action="store_true", help="switch every architecture rule off")
+    p.add_argument("--assume-cpu", type=float, metavar="X",
+                   help="cpu coefficient assumed for chips without one (default: their step is not predicted)")
+    p.add_argument("--calibrate", type=Path, metavar="OTHER_PATH",
+                   help="a measured profile of the same workload on --target: report the prediction error")
+    p.add_argument("--target", help="target chip of --calibrate")
+    p.add_argument("--lang", choices=["en", "zh_CN"], default="en", help="console table language")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--no-cache", action="store_true", help="parse again even when a cached copy exists")
+    p.set_defaults(func=cmd_predict)

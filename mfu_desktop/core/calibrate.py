@@ -1,0 +1,117 @@
+"""Calibration: measure the prediction's error on two real profiles of the same workload (prediction.md §6).
+
+Profile A ran on chip X, profile B on chip Y. A is predicted on Y and compared with B, per
+operator type and overall, so the model's accuracy is measured, not asserted.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from mfu_desktop.core.chips import Chip
+from mfu_desktop.core.predict import DEFAULT_RULES, RankInput, Rule, group_ratios, kernel_inputs, predict
+
+
+@dataclass
+class Calibration:
+    """Predicted vs measured compute time per operator type, and the overall errors.
+
+    Attributes:
+        by_type: type, predicted_us, measured_us, error (signed fraction), abs_error.
+        mape: Mean absolute percentage error over the operator types present in both profiles.
+        weighted_mape: The same, weighted by measured time.
+        compute_error: Error of the total compute-class time.
+        step_error: Error of the predicted step time (when both profiles have a step trace).
+        unmatched: Types present in only one profile (not in the error figures).
+    """
+
+    source: str
+    target: str
+    by_type: pd.DataFrame
+    mape: float | None
+    weighted_mape: float | None
+    compute_error: float | None
+    step_error: float | None
+    unmatched: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        """JSON for ``mfu predict --calibrate``."""
+        def num(v: float | None) -> float | None:
+            return None if v is None or not math.isfinite(v) else float(v)
+
+        return {
+            "source": self.source, "target": self.target, "mape": num(self.mape),
+            "weighted_mape": num(self.weighted_mape), "compute_error": num(self.compute_error),
+            "step_error": num(self.step_error),
+            "by_type": [{"type": r.type, "predicted_us": float(r.predicted_us), "measured_us": float(r.measured_us),
+                         "error": num(r.error)} for r in self.by_type.itertuples(index=False)],
+            "unmatched": self.unmatched, "notes": self.notes,
+        }
+
+
+def _per_rank_type_times(ranks: list[RankInput]) -> pd.Series:
+    frames = [kernel_inputs(r.kernels).frame for r in ranks]
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return pd.Series(dtype=float)
+    joined = pd.concat([f[["type", "duration_us"]].astype({"type": object}) for f in frames], ignore_index=True)
+    return joined.groupby("type")["duration_us"].sum() / len(ranks)
+
+
+def calibrate(source_ranks: list[RankInput], measured_ranks: list[RankInput], source: Chip, target: Chip,
+              rules: list[Rule] | None = None, default_cpu: float | None = None) -> Calibration:
+    """Predict ``source_ranks`` (run on ``source``) on ``target`` and compare with ``measured_ranks``.
+
+    Times are per rank (sums divided by the rank count) so profiles with different rank counts
+    compare.
+    """
+    notes: list[str] = []
+    rules = list(DEFAULT_RULES if rules is None else rules)
+    predicted_by_type: dict[str, float] = {}
+    for r in source_ranks:
+        inputs = kernel_inputs(r.kernels)
+        if inputs.frame.empty:
+            continue
+        ratios = group_ratios(inputs.groups, source, target, rules)
+        g = inputs.groups
+        pred = (ratios.compute_ratio * (g["compute_weighted_us"] + g["fallback_compute_us"]).to_numpy()
+                + ratios.memory_ratio * (g["memory_weighted_us"] + g["fallback_memory_us"]).to_numpy())
+        for op_type, value in zip(g["type"].astype(str), pred):
+            predicted_by_type[op_type] = predicted_by_type.get(op_type, 0.0) + float(value)
+    predicted = pd.Series(predicted_by_type, dtype=float) / max(len(source_ranks), 1)
+    measured = _per_rank_type_times(measured_ranks)
+    common = sorted(set(predicted.index) & set(measured.index))
+    unmatched = sorted(set(predicted.index) ^ set(measured.index))
+    if unmatched:
+        notes.append(f"{len(unmatched)} operator type(s) appear in only one profile and are left out of the errors")
+    table = pd.DataFrame({"type": common, "predicted_us": [predicted[t] for t in common],
+                          "measured_us": [measured[t] for t in common]})
+    with np.errstate(divide="ignore", invalid="ignore"):
+        table["error"] = (table["predicted_us"] - table["measured_us"]) / table["measured_us"]
+    table["abs_error"] = table["error"].abs()
+    valid = table[np.isfinite(table["error"]) & (table["measured_us"] > 0)]
+    mape = float(valid["abs_error"].mean()) if not valid.empty else None
+    weighted = float((valid["abs_error"] * valid["measured_us"]).sum() / valid["measured_us"].sum()) \
+        if not valid.empty and valid["measured_us"].sum() > 0 else None
+    total_pred, total_meas = float(valid["predicted_us"].sum()), float(valid["measured_us"].sum())
+    compute_error = (total_pred - total_meas) / total_meas if total_meas > 0 else None
+    step_error = None
+    prediction = predict(source_ranks, source, [target], rules, default_cpu)
+    predicted_step = prediction.targets[0].predicted_step_us
+    measured_steps = [r.trace.frame["step_time_us"].dropna().iloc[-1] for r in measured_ranks
+                      if r.trace is not None and not r.trace.empty and r.trace.frame["step_time_us"].notna().any()]
+    if predicted_step and measured_steps:
+        measured_step = float(np.mean(measured_steps))
+        step_error = (predicted_step - measured_step) / measured_step
+    elif not measured_steps:
+        notes.append("the measured profile has no step trace: no step-level error")
+    else:
+        notes.extend(prediction.targets[0].notes)
+    table = table.sort_values("measured_us", ascending=False).reset_index(drop=True)
+    return Calibration(source.display_name, target.display_name, table, mape, weighted, compute_error, step_error,
+                       unmatched, notes)

@@ -1,0 +1,102 @@
+"""``mfu predict``: JSON contract, outputs, calibration, errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from mfu_desktop.cli import main
+from mfu_desktop.demo import generate
+from tests.helpers import snapshot
+
+SEED_FILE = Path(__file__).resolve().parent / "data" / "seed_devices_info.csv"
+TARGET_KEYS = {"device": str, "predicted_compute_us": float, "relative_performance": float,
+               "predicted_step_us": (float, type(None)), "step_relative_performance": (float, type(None)),
+               "readme_formula_relative_performance": (float, type(None)), "comm_real_us": (float, type(None)),
+               "comm_wait_us": (float, type(None)), "fallback_time_share": float, "rules": list}
+
+
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory):
+    return generate(tmp_path_factory.mktemp("cli") / "profile", ranks=2, steps=1)
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_contract(capsys, profile):
+    code, out, _ = run(capsys, "predict", profile, "--targets", "910C,950DT,H200,H20", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) >= {"source", "ranks", "baseline_compute_us", "targets", "warnings"}
+    assert data["source"] == "Huawei Ascend 910B" and data["ranks"] == [0, 1]
+    assert isinstance(data["baseline_compute_us"], float)
+    for t in data["targets"]:
+        for key, kind in TARGET_KEYS.items():
+            assert isinstance(t[key], kind), (key, t[key])
+    by = {t["device"]: t for t in data["targets"]}
+    assert by["Huawei Ascend 910C"]["relative_performance"] == pytest.approx(2.0, rel=1e-3)
+    assert "950 MatMul ×1.2 (target)" in by["Huawei Ascend 950DT"]["rules"]
+    assert by["Huawei Ascend 910C"]["comm_real_us"] > 0 and by["Huawei Ascend 910C"]["comm_wait_us"] > 0
+
+
+def test_outputs_have_the_seed_columns_and_stay_outside_the_profile(capsys, profile, tmp_path):
+    before = snapshot(profile)
+    out_dir = tmp_path / "pred"
+    code, out, _ = run(capsys, "predict", profile, "--targets", "910C,H20", "--out", out_dir)
+    assert code == 0
+    with (out_dir / "performance_prediction.csv").open(encoding="utf-8-sig") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0])[:9] == ["device", "architecture", "CubeFP16", "CubeFP32", "VecFP16", "VecFP32",
+                                 "bandwidth_gbs", "predicted_compute_us", "relative_performance"]
+    with (out_dir / "kernel_prediction_detail.csv").open(encoding="utf-8-sig") as fh:
+        header = next(csv.reader(fh))
+    for col in ("name", "type", "accelerator_core", "class", "precision", "duration_us", "compute_us", "memory_us",
+                "compute_ratio", "memory_ratio", "scale", "predicted_us", "rules"):
+        assert col in header
+    assert "Baseline (Huawei Ascend 910B) = 1.00x" in out
+    assert "Comm (not overlapped):" in out
+    code, _, err = run(capsys, "predict", profile, "--out", profile / "x")
+    assert code == 2 and "refusing" in err
+    assert snapshot(profile) == before
+
+
+def test_chinese_console_table(capsys, profile):
+    code, out, _ = run(capsys, "predict", profile, "--targets", "910C", "--lang", "zh_CN")
+    assert code == 0 and "预测结果: 各芯片相对性能对比 (基线=1.0)" in out
+    assert "未掩盖通信:" in out and "计算类耗时" in out
+
+
+def test_seed_catalog_file_and_names(capsys, profile):
+    code, out, _ = run(capsys, "predict", profile, "--catalog", SEED_FILE, "--source", "Huawei Ascend 910B",
+                       "--targets", "Huawei Ascend 910C,Alibaba PPU1.5", "--json")
+    assert code == 0
+    devices = {t["device"] for t in json.loads(out)["targets"]}
+    assert devices == {"Huawei Ascend 910C", "Alibaba PPU1.5"}
+
+
+def test_unknown_chip_names_exit_2(capsys, profile):
+    code, _, err = run(capsys, "predict", profile, "--targets", "910C,Z9000")
+    assert code == 2 and "--targets" in err
+    code, _, err = run(capsys, "predict", profile, "--source", "nope")
+    assert code == 2 and "--source" in err
+
+
+def test_calibrate_json(capsys, profile):
+    code, out, _ = run(capsys, "predict", profile, "--calibrate", profile, "--source", "910B", "--target", "910B",
+                       "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["mape"] == pytest.approx(0.0, abs=1e-9)  # a profile predicted onto its own chip
+    assert all(row["error"] == pytest.approx(0.0, abs=1e-9) for row in data["by_type"])
+
+
+def test_nothing_to_predict(capsys, tmp_path):
+    code, _, err = run(capsys, "predict", tmp_path)
+    assert code == 1 and "no rank" in err
