@@ -258,9 +258,9 @@ def cmd_model(args: argparse.Namespace) -> int:
     if peak is None:
         raise UsageError("argument --chip: required (or --peak-tflops)")
     if args.target_mfu is not None:
-        from mfu_desktop.core.model import attention_flops_per_token
+        from mfu_desktop.core.model import flops_per_token
 
-        fpt = 6 * params + attention_flops_per_token(args.layers, args.heads, args.head_dim, args.seq, conventions)
+        fpt = flops_per_token(params, args.layers, args.heads, args.head_dim, args.seq, conventions)
         tokens, step, derivation = inverse_derivation(
             args.target_mfu, fpt, peak.tflops, args.chips, args.global_batch, args.seq, conventions
         )

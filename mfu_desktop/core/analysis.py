@@ -523,6 +523,27 @@ def hot_operators(fine: pd.DataFrame, top_n: int, by: str = "time_us") -> pd.Dat
     return out[[c for c in columns if c in out.columns] + [c for c in out.columns if c not in columns]]
 
 
+def merge_hot_operators(tables: list[pd.DataFrame], by: str, top_n: int) -> pd.DataFrame:
+    """Hot-operator tables of several ranks merged (sums; MFU weighted by time), top ``top_n`` by ``by``."""
+    tables = [t for t in tables if t is not None and not t.empty]
+    if not tables:
+        return pd.DataFrame(columns=["type", "input_shapes", "count", "time_us", "lost_us", "mfu"])
+    f = pd.concat(tables, ignore_index=True)
+    mfu = f["mfu"].to_numpy(dtype=np.float64)
+    time_us = f["time_us"].to_numpy(dtype=np.float64)
+    f["_ideal"] = np.where(np.isfinite(mfu), mfu * time_us, 0.0)
+    f["_mt"] = np.where(np.isfinite(mfu), time_us, 0.0)
+    out = f.groupby(["type", "input_shapes"], sort=False, dropna=False).agg(
+        count=("count", "sum"), time_us=("time_us", "sum"), lost_us=("lost_us", lambda v: v.sum(min_count=1)),
+        _ideal=("_ideal", "sum"), _mt=("_mt", "sum")).reset_index()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["mfu"] = np.where(out["_mt"] > 0, out["_ideal"] / out["_mt"], np.nan)
+    out = out.drop(columns=["_ideal", "_mt"])
+    if by == "lost_us":
+        out = out[out["lost_us"].notna()]
+    return out.sort_values(by, ascending=False, kind="stable").head(top_n).reset_index(drop=True)
+
+
 # --- steps, tiers, summaries ----------------------------------------------------------------
 
 

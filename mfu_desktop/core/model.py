@@ -156,6 +156,13 @@ def attention_flops_per_token(layers: int, heads: int, head_dim: int, seq: int, 
     return value / 2 if conventions.causal_halved else float(value)
 
 
+def flops_per_token(params: float, layers: int, heads: int, head_dim: int, seq: int,
+                    conventions: Conventions | None = None, with_attention: bool = True) -> float:
+    """``6·N + 12·L·H·Q·T`` (the attention term dropped when ``with_attention`` is false)."""
+    attention = attention_flops_per_token(layers, heads, head_dim, seq, conventions or Conventions())
+    return 6.0 * params + (attention if with_attention else 0.0)
+
+
 def tokens_per_second(
     tokens_per_s: float | None = None,
     global_batch: float | None = None,

@@ -68,3 +68,19 @@ def short(value: float | int | None, figures: int = 6) -> str:
     if math.isnan(value):
         return "n/a"
     return f"{value:.{figures}g}"
+
+
+#: Time units the calculator accepts, in seconds.
+TIME_UNITS = {"µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def to_seconds(value: float, unit: str) -> float:
+    """A time in ``µs``, ``ms`` or ``s`` converted to seconds.
+
+    Raises:
+        ValueError: For an unknown unit.
+    """
+    try:
+        return float(value) * TIME_UNITS[unit]
+    except KeyError:
+        raise ValueError(f"unknown time unit {unit!r}") from None

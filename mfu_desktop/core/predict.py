@@ -726,6 +726,24 @@ def summary_frame(prediction: Prediction) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def step_breakdown_frame(prediction: Prediction) -> pd.DataFrame:
+    """Mean step breakdown over ranks: the measured source first, then each target's prediction."""
+    rows = []
+    first = next((t for t in prediction.targets if not t.per_rank.empty), None)
+    if first is not None and first.per_rank["computing_us"].notna().any():
+        pr = first.per_rank
+        rows.append({"device": f"{prediction.source.display_name} (measured)",
+                     "computing_us": pr["computing_us"].mean(),
+                     "comm_us": pr["comm_not_overlapped_us"].mean(), "free_us": pr["free_us"].mean()})
+    for t in prediction.targets:
+        pr = t.per_rank
+        if pr.empty or not pr["predicted_step_us"].notna().any():
+            continue
+        rows.append({"device": t.device, "computing_us": pr["predicted_computing_us"].mean(),
+                     "comm_us": pr["predicted_comm_us"].mean(), "free_us": pr["predicted_free_us"].mean()})
+    return pd.DataFrame(rows, columns=["device", "computing_us", "comm_us", "free_us"])
+
+
 DETAIL_COLUMNS = ("rank", "device", "name", "type", "accelerator_core", "class", "precision", "peak_unit",
                   "duration_us", "compute_us", "memory_us", "compute_ratio", "memory_ratio", "scale", "predicted_us",
                   "fallback", "rules", "reason")

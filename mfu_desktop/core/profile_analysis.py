@@ -35,6 +35,7 @@ from mfu_desktop.core.analysis import (
     exclusions,
     fine_table,
     hot_operators,
+    merge_hot_operators,
     rate,
     slow_ranks,
     status_mask,
@@ -109,6 +110,10 @@ class ClusterSummary:
     threshold_us: float | None
     rate: Rate
     cluster_trace: pd.DataFrame | None = None
+    hot_by_lost: pd.DataFrame = field(default_factory=pd.DataFrame)
+    hot_by_time: pd.DataFrame = field(default_factory=pd.DataFrame)
+    mfu_step_range: tuple[float, float] | None = None
+    cube_utilization_mean: float | None = None
 
 
 @dataclass
@@ -281,6 +286,9 @@ def cluster_summary(ranks: list[RankAnalysis], discovery: Discovery, options: An
             "kernels": s.kernels, "countable_kernels": s.countable_kernels,
         })
     table = pd.DataFrame(rows)
+    for column in ("mfu_ops", "mfu_step", "cube_utilization", "step_time_us"):  # None → NaN, never object
+        if column in table:
+            table[column] = pd.to_numeric(table[column], errors="coerce").astype(np.float64)
     slow, threshold = slow_ranks({r.rank: r.summary.step_time_us for r in ranks if r.rank != UNKNOWN_RANK})
     if not table.empty:
         table["slow"] = table["rank"].isin(slow)
@@ -310,7 +318,15 @@ def cluster_summary(ranks: list[RankAnalysis], discovery: Discovery, options: An
             if not trace.empty:
                 cluster_trace = trace.frame
                 break
-    return ClusterSummary(table, slow, threshold, total, cluster_trace)
+    steps = table["mfu_step"].dropna() if "mfu_step" in table else pd.Series(dtype=float)
+    cube = table["cube_utilization"].dropna() if "cube_utilization" in table else pd.Series(dtype=float)
+    return ClusterSummary(
+        table, slow, threshold, total, cluster_trace,
+        merge_hot_operators([r.hot_by_lost for r in ranks], "lost_us", options.top_n),
+        merge_hot_operators([r.hot_by_time for r in ranks], "time_us", options.top_n),
+        (float(steps.min()), float(steps.max())) if len(steps) else None,
+        float(cube.mean()) if len(cube) else None,
+    )
 
 
 def analyze_paths(

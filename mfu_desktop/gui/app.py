@@ -1,9 +1,172 @@
-"""Entry point of the ``mfu-desktop`` GUI script."""
+"""Entry point of the ``mfu-desktop`` GUI.
+
+``mfu-desktop [PATH ...] [--demo] [--tab calculator|profiler|prediction] [--lang en|zh_CN]
+[--screenshot FILE]``. ``--screenshot`` renders the window to a PNG once every background
+job has finished (profile loaded, prediction done, charts drawn) and exits; it works with
+``QT_QPA_PLATFORM=offscreen`` and is what the docs and the smoke tests use.
+"""
 
 from __future__ import annotations
 
+import argparse
+import sys
+import time
+from pathlib import Path
 
-def main() -> int:
-    """Placeholder until the desktop window lands: say so instead of faking screens."""
-    print("MFU Desktop GUI coming; use the `mfu` command line meanwhile (mfu --help).")
-    return 0
+from mfu_desktop import __version__
+
+#: How long ``--screenshot`` waits for the background work before giving up.
+SCREENSHOT_TIMEOUT_S = 300.0
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The GUI's command line."""
+    parser = argparse.ArgumentParser(prog="mfu-desktop", description="MFU Desktop: MFU calculator, Ascend "
+                                     "profiler analysis and cross-chip prediction.")
+    parser.add_argument("paths", nargs="*", type=Path, help="profiler folders to open (cluster root or rank folders)")
+    parser.add_argument("--demo", action="store_true", help="open the bundled 8-rank demo profile")
+    parser.add_argument("--tab", choices=("calculator", "profiler", "prediction"), help="tab to show first")
+    parser.add_argument("--rank", type=int, metavar="N", help="select rank N in the Profiler tab once loaded")
+    parser.add_argument("--lang", choices=("en", "zh_CN"), help="interface language (default: settings, then system)")
+    parser.add_argument("--theme", choices=("system", "light", "dark"), help="colour theme for this run")
+    parser.add_argument("--screenshot", type=Path, metavar="FILE",
+                        help="render the window to a PNG once loading is done, then exit")
+    parser.add_argument("--size", default="1440x900", help="window size, WxH (default 1440x900)")
+    parser.add_argument("--version", action="version", version=f"MFU Desktop {__version__}")
+    return parser.parse_args(argv)
+
+
+def create(args: argparse.Namespace, app=None):
+    """Build the application and the main window (without entering the event loop).
+
+    Returns:
+        ``(app, window)``.
+    """
+    from PySide6.QtWidgets import QApplication
+
+    from mfu_desktop.core.chips import ChipCatalog
+    from mfu_desktop.core.paths import demo_profile_dir
+    from mfu_desktop.core.user_catalog import quarantine_user_catalog
+    from mfu_desktop.gui.i18n import install_translator, resolve_language
+    from mfu_desktop.gui.main_window import MainWindow
+    from mfu_desktop.gui.settings import load_settings
+    from mfu_desktop.gui.theme import apply_theme
+
+    app = app or QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("MFU Desktop")
+    app.setOrganizationName("mfu-desktop")
+    app.setApplicationVersion(__version__)
+    settings = load_settings()
+    notices = [settings.notice]
+    language = resolve_language(args.lang or settings.language)
+    if not install_translator(app, language):
+        notices.append(f"The {language} translation is not installed; the interface stays in English.")
+    apply_theme(app, args.theme or settings.theme)
+    notices.append(quarantine_user_catalog())
+    catalog = ChipCatalog.load()
+    notices += catalog.problems[:5]
+    window = MainWindow(settings, catalog, language, notices)
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+        window.resize(width, height)
+    except ValueError:
+        pass
+    paths = list(args.paths)
+    if args.demo:
+        paths.insert(0, demo_profile_dir())
+    window.profiler.pending_rank = args.rank
+    if paths:
+        window.open_paths(paths, remember=not args.demo)
+    if args.tab:
+        window.select_tab(args.tab)
+    return app, window
+
+
+def wait_until_idle(app, window, timeout_s: float = SCREENSHOT_TIMEOUT_S) -> bool:
+    """Process events until no background job runs (twice in a row, to catch follow-up jobs)."""
+    deadline = time.monotonic() + timeout_s
+    idle = 0
+    while time.monotonic() < deadline:
+        app.processEvents()
+        if window.runner.busy() or window.runner.running_jobs():
+            idle = 0
+        else:
+            idle += 1
+            if idle >= 5:
+                return True
+        time.sleep(0.05)
+    return False
+
+
+def take_screenshot(app, window, path: Path) -> bool:
+    """Wait for the work to finish, then render the window to ``path`` (PNG)."""
+    finished = wait_until_idle(app, window)
+    for _ in range(5):  # let layouts and charts settle
+        app.processEvents()
+        time.sleep(0.05)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    saved = window.grab().save(str(path), "PNG")
+    return finished and saved
+
+
+def install_excepthook(window) -> Path:
+    """Unexpected errors in slots go to stderr, a log file and a non-modal message; the app keeps running.
+
+    Returns:
+        The log file.
+    """
+    import traceback
+
+    from mfu_desktop.core.paths import user_cache_dir
+
+    log = user_cache_dir() / "logs" / "mfu-desktop.log"
+
+    def hook(kind, value, tb) -> None:
+        text = "".join(traceback.format_exception(kind, value, tb))
+        sys.stderr.write(text)
+        try:
+            log.parent.mkdir(parents=True, exist_ok=True)
+            with log.open("a", encoding="utf-8") as fh:
+                fh.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} MFU Desktop {__version__}\n{text}")
+        except OSError:
+            pass
+        window.unexpected_errors = getattr(window, "unexpected_errors", 0) + 1
+        try:
+            window.info.show_message(f"Unexpected error: {kind.__name__}: {value}. Details: {log}")
+        except RuntimeError:  # the window is gone
+            pass
+
+    sys.excepthook = hook
+    return log
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the desktop app."""
+    args = parse_args(argv)
+    app, window = create(args)
+    previous_hook = sys.excepthook
+    install_excepthook(window)
+    try:
+        return _run(app, window, args)
+    finally:
+        sys.excepthook = previous_hook
+
+
+def _run(app, window, args: argparse.Namespace) -> int:
+    window.show()
+    if args.screenshot:
+        ok = take_screenshot(app, window, args.screenshot)
+        errors = getattr(window, "unexpected_errors", 0)
+        window.close()
+        if not ok or errors:
+            print(f"mfu-desktop: screenshot {args.screenshot} was not written completely "
+                  "(background work did not finish in time, the file could not be saved, or "
+                  f"{errors} unexpected error(s) occurred)", file=sys.stderr)
+            return 1
+        print(f"wrote {args.screenshot}")
+        return 0
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,213 @@
+"""Profiler charts: hot operators, per-kernel MFU scatter, step breakdown per rank."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyqtgraph as pg
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from mfu_desktop.gui.charts.common import (
+    SEGMENT_COLORS,
+    band_brushes,
+    downsample_indices,
+    make_plot,
+    set_category_ticks,
+)
+
+#: The scatter shows at most this many kernels (the longest ones); a million points would
+#: make the plot unusable and add nothing a table does not show better.
+SCATTER_LIMIT = 20_000
+
+
+class HotOpsChart(QWidget):
+    """Horizontal bars of the top operators (by time or by lost time), coloured by MFU."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plot = make_plot(self.tr("Hot operators"), self.tr("time"), "", x_units="s")
+        self.plot.getPlotItem().invertY(True)
+        self.bars = pg.BarGraphItem(x0=[], y=[], height=0.7, width=[])
+        self.plot.addItem(self.bars)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot)
+        self.labels: list[str] = []
+
+    def set_data(self, table: pd.DataFrame, by: str = "time_us", title: str = "") -> None:
+        """Show ``table`` (type, input_shapes, time_us, lost_us, mfu) by ``by``."""
+        self.plot.setTitle(title or self.tr("Hot operators"))
+        self.plot.setLabel("bottom", self.tr("lost time = time × (1 − MFU)") if by == "lost_us" else self.tr("time"),
+                           units="s")
+        if table is None or table.empty:
+            self.bars.setOpts(x0=[], y=[], width=[], brushes=[])
+            set_category_ticks(self.plot.getAxis("left"), [])
+            return
+        values = table[by].fillna(0.0).to_numpy(dtype=float) * 1e-6
+        y = np.arange(len(table))
+        brushes = band_brushes(table["mfu"].to_numpy(dtype=float))
+        self.bars.setOpts(x0=np.zeros(len(table)), y=y, width=values, height=0.7, brushes=brushes)
+        self.labels = [f"{t} [{s}]" if s else str(t) for t, s in zip(table["type"], table.get("input_shapes", ""))]
+        set_category_ticks(self.plot.getAxis("left"), self.labels, max_len=36)
+        self.plot.setYRange(-0.5, len(table) - 0.5, padding=0.02)
+        self.plot.setXRange(0, max(values.max(), 1e-9), padding=0.05)
+
+
+class MfuScatter(QWidget):
+    """Duration vs MFU of counted kernels; hover shows the kernel, a click selects it."""
+
+    kernel_clicked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plot = make_plot(self.tr("MFU per kernel"), self.tr("duration (µs, log scale)"), self.tr("MFU (%)"))
+        # x = log10(duration in µs) with our own 1-2-5 ticks (pyqtgraph's log axis crowds its minor labels)
+        self.scatter = pg.ScatterPlotItem(size=6, pen=None, hoverable=True, tip=self._tip)
+        self.scatter.sigClicked.connect(self._clicked)
+        self.plot.addItem(self.scatter)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot)
+        self._names: list[str] = []
+
+    def _tip(self, x: float, y: float, data: object) -> str:
+        _row, name = data if isinstance(data, tuple) else (None, "")
+        return f"{name}\n{self.tr('duration')}: {10 ** x:.1f} µs\nMFU: {y:.1f} %"
+
+    def set_data(self, kernels: pd.DataFrame | None, names: pd.Series | None = None) -> None:
+        """Plot kernels with a finite MFU (columns duration_us, mfu; index = frame positions)."""
+        if kernels is None or kernels.empty:
+            self.scatter.setData([], [])
+            self.plot.setTitle(self.tr("MFU per kernel — select a rank to see its kernels"))
+            return
+        mfu = kernels["mfu"].to_numpy(dtype=float)
+        rows = np.flatnonzero(np.isfinite(mfu))
+        dur = kernels["duration_us"].to_numpy(dtype=float)
+        if len(rows) > SCATTER_LIMIT:
+            rows = rows[downsample_indices(len(rows), SCATTER_LIMIT, dur[rows])]
+            self.plot.setTitle(self.tr("MFU per kernel (the {0} longest of {1})").format(
+                SCATTER_LIMIT, int(np.isfinite(mfu).sum())))
+        else:
+            self.plot.setTitle(self.tr("MFU per kernel"))
+        label = names.to_numpy() if names is not None else np.full(len(kernels), "")
+        brushes = band_brushes(mfu[rows])
+        x = np.log10(np.maximum(dur[rows], 1e-3))
+        self.scatter.setData(x=x, y=mfu[rows] * 100, brush=brushes, data=[(int(r), str(label[r])) for r in rows])
+        if len(x):
+            self.plot.getAxis("bottom").setTicks(log_ticks(float(x.min()), float(x.max())))
+
+
+    def _clicked(self, _item: object, points: list, _event: object = None) -> None:
+        if points:
+            data = points[0].data()
+            if isinstance(data, tuple) and data[0] is not None:
+                self.kernel_clicked.emit(int(data[0]))
+
+
+def log_ticks(lo: float, hi: float) -> list[list[tuple[float, str]]]:
+    """Major ticks at 1-2-5 × 10^k between two log10 values (µs), labelled in µs."""
+    ticks = []
+    for decade in range(math.floor(lo) - 1, math.ceil(hi) + 1):
+        for m in (1, 2, 5):
+            value = m * 10.0 ** decade
+            position = math.log10(value)
+            if lo - 0.3 <= position <= hi + 0.3:
+                ticks.append((position, f"{value:,.0f}" if value >= 1 else f"{value:g}"))
+    if len(ticks) > 9:  # many decades: keep the decades only
+        ticks = [t for t in ticks if t[1].replace(",", "").lstrip("0.").startswith("1")]
+    return [ticks, []]
+
+
+class StepBreakdownChart(QWidget):
+    """Stacked bars per rank: computing, communication not overlapped, free and bubble (µs → s)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plot = make_plot(self.tr("Step breakdown per rank"), self.tr("rank"), self.tr("time"), y_units="s")
+        self.legend = self.plot.addLegend(offset=(10, 4), colCount=4)
+        self.items: list[pg.BarGraphItem] = []
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot)
+
+    def set_data(self, table: pd.DataFrame | None, slow: list[int] | None = None) -> None:
+        """``table`` has columns rank, computing, comm_not_overlapped, free, bubble (µs)."""
+        for item in self.items:
+            self.plot.removeItem(item)
+        self.items.clear()
+        self.legend.clear()
+        if table is None or table.empty or "computing" not in table:
+            return
+        table = table[table["computing"].notna()]
+        x = np.arange(len(table))
+        bottom = np.zeros(len(table))
+        names = (self.tr("computing"), self.tr("communication (not overlapped)"), self.tr("free"), self.tr("bubble"))
+        for key, name, color in zip(("computing", "comm_not_overlapped", "free", "bubble"), names, SEGMENT_COLORS):
+            if key not in table:
+                continue
+            values = table[key].fillna(0.0).to_numpy(dtype=float) * 1e-6
+            if key == "bubble" and not values.any():
+                continue
+            item = pg.BarGraphItem(x=x, y0=bottom.copy(), height=values, width=0.6, brush=pg.mkBrush(*color))
+            self.plot.addItem(item)
+            self.legend.addItem(item, name)
+            self.items.append(item)
+            bottom += values
+        slow = set(slow or [])
+        labels = [f"{int(r)}{' ⚠' if int(r) in slow else ''}" for r in table["rank"]]
+        set_category_ticks(self.plot.getAxis("bottom"), labels)
+        self.plot.setXRange(-0.6, max(len(table) - 0.4, 0.6), padding=0)
+        top = bottom.max() if len(bottom) else 1.0
+        # headroom above the bars for the legend row
+        self.plot.setYRange(0, (top if math.isfinite(top) and top > 0 else 1.0) * 1.22, padding=0)
+
+
+def export_plot(plot: pg.PlotWidget, path: Path) -> Path:
+    """Save a chart as PNG or SVG (by extension), through a temporary file (no partial file is left).
+
+    Raises:
+        mfu_desktop.core.report.ExportError: When the file cannot be written.
+    """
+    from pyqtgraph.exporters import ImageExporter
+
+    from mfu_desktop.core.report import atomic_write
+
+    path = Path(path)
+    if path.suffix.lower() == ".svg":
+        payload = render_svg(plot, path.stem)
+        return atomic_write(path, lambda p: p.write_bytes(payload))
+    exporter = ImageExporter(plot.plotItem)
+    exporter.parameters()["width"] = max(int(plot.width()) * 2, 800)
+    image = exporter.export(toBytes=True)
+
+    def write(p: Path) -> None:
+        if not image.save(str(p), "PNG"):
+            raise OSError(f"could not encode {path.name}")
+
+    return atomic_write(path, write)
+
+
+def render_svg(widget: QWidget, title: str = "") -> bytes:
+    """A widget drawn into SVG with QtSvg (pyqtgraph's own SVG exporter fails on Qt 6 paths)."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QSize
+    from PySide6.QtGui import QPainter
+    from PySide6.QtSvg import QSvgGenerator
+
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    generator = QSvgGenerator()
+    generator.setOutputDevice(buffer)
+    size = widget.size() if widget.width() > 10 else QSize(800, 500)
+    generator.setSize(size)
+    generator.setViewBox(QRect(0, 0, size.width(), size.height()))
+    generator.setTitle(title)
+    painter = QPainter(generator)
+    widget.render(painter)
+    painter.end()
+    buffer.close()
+    return bytes(data.data())

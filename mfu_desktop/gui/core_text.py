@@ -1,0 +1,67 @@
+"""Translation of the engine's fixed vocabulary (statuses, classes, tiers, bands, derivation headings).
+
+The engine speaks English (its text is shared with the CLI and the JSON contract); the GUI
+translates the words that come from a fixed set. Formulas, numbers and free-form engine
+messages stay as the engine wrote them.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
+from mfu_desktop.core.derivation import Derivation
+
+_VOCABULARY = (
+    QT_TRANSLATE_NOOP("CoreText", "counted"),
+    QT_TRANSLATE_NOOP("CoreText", "suspicious"),
+    QT_TRANSLATE_NOOP("CoreText", "excluded"),
+    QT_TRANSLATE_NOOP("CoreText", "no FLOP rule"),
+    QT_TRANSLATE_NOOP("CoreText", "cube"),
+    QT_TRANSLATE_NOOP("CoreText", "vector"),
+    QT_TRANSLATE_NOOP("CoreText", "mix"),
+    QT_TRANSLATE_NOOP("CoreText", "aicpu"),
+    QT_TRANSLATE_NOOP("CoreText", "comm"),
+    QT_TRANSLATE_NOOP("CoreText", "other"),
+    QT_TRANSLATE_NOOP("CoreText", "unknown"),
+    QT_TRANSLATE_NOOP("CoreText", "FLOPs-based MFU"),
+    QT_TRANSLATE_NOOP("CoreText", "hardware cube utilisation (cube_utilization, not MFU)"),
+    QT_TRANSLATE_NOOP("CoreText", "device-busy proxy (proxy, not MFU)"),
+    QT_TRANSLATE_NOOP("CoreText", "< 20 %: far from peak — typically memory bandwidth, launch overhead, or small/irregular shapes."),  # noqa: E501
+    QT_TRANSLATE_NOOP("CoreText", "20–30 %: low."),
+    QT_TRANSLATE_NOOP("CoreText", "30–60 %: medium to good; many general workloads sit here."),
+    QT_TRANSLATE_NOOP("CoreText", "60–70 %: good, above typical general workloads."),
+    QT_TRANSLATE_NOOP("CoreText", "> 70 %: shape, parallelism and implementation are close to the device limit."),
+    QT_TRANSLATE_NOOP("CoreText", "> 100 % is physically impossible: check the shapes (transposes), the peak (chip, dtype) and the time unit."),  # noqa: E501
+    QT_TRANSLATE_NOOP("CoreText", "Inputs"),
+    QT_TRANSLATE_NOOP("CoreText", "Missing inputs"),
+    QT_TRANSLATE_NOOP("CoreText", "Formulas"),
+    QT_TRANSLATE_NOOP("CoreText", "Result"),
+    QT_TRANSLATE_NOOP("CoreText", "Interpretation"),
+    QT_TRANSLATE_NOOP("CoreText", "Hints"),
+    QT_TRANSLATE_NOOP("CoreText", "Conventions"),
+)
+
+
+def ct(text: str) -> str:
+    """Translate one engine word or phrase (returned unchanged when it is not in the vocabulary)."""
+    return QCoreApplication.translate("CoreText", text)
+
+
+def derivation_markdown(d: Derivation) -> str:
+    """A derivation as Markdown with the headings (and the interpretation band) translated."""
+    parts = [f"### {d.title}", ""]
+
+    def section(title: str, lines: list[str]) -> None:
+        if lines:
+            parts.extend([f"**{ct(title)}**", "", *lines, ""])
+
+    section("Inputs", [f"- {name}: `{value}`" for name, value in d.inputs])
+    section("Missing inputs", [f"- {m.name} — {m.where}" for m in d.missing])
+    if d.steps:
+        parts.extend([f"**{ct('Formulas')}**", "", "```", *d.steps, "```", ""])
+    section("Result", [f"- {name} = **{value}**" for name, value in d.results])
+    if d.interpretation:
+        parts.extend([f"**{ct('Interpretation')}:** {ct(d.interpretation)}", ""])
+    section("Hints", [f"- {h}" for h in d.hints])
+    section("Conventions", [f"- {c}" for c in d.conventions])
+    return "\n".join(parts).rstrip() + "\n"

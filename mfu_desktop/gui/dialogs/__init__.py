@@ -1,0 +1,1 @@
+"""Dialogs: chip catalog editor, export, help."""

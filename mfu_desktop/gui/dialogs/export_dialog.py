@@ -1,0 +1,86 @@
+"""File → Export: where to write and what (tables as CSV/Parquet/XLSX, charts as PNG/SVG).
+
+The JSON summary and the Markdown report ("top kernels by lost MFU", conventions stated)
+are always written. The dialog only collects choices; the main window runs the export.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+@dataclass
+class ExportChoice:
+    """What to export and where."""
+
+    folder: Path
+    tables: list[str] = field(default_factory=lambda: ["csv"])
+    charts: list[str] = field(default_factory=lambda: ["png"])
+
+
+class ExportDialog(QDialog):
+    """Choose a target folder and formats."""
+
+    def __init__(self, default_folder: Path, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Export analysis"))
+        layout = QVBoxLayout(self)
+        form = QFormLayout()
+        self.folder = QLineEdit(str(default_folder))
+        browse = QPushButton(self.tr("Browse…"))
+        browse.clicked.connect(self._browse)
+        row = QHBoxLayout()
+        row.addWidget(self.folder, 1)
+        row.addWidget(browse)
+        form.addRow(self.tr("Folder"), row)
+        self.csv = QCheckBox("CSV")
+        self.csv.setChecked(True)
+        self.parquet = QCheckBox(self.tr("Parquet (kernels)"))
+        self.xlsx = QCheckBox("XLSX")
+        tables = QHBoxLayout()
+        for w in (self.csv, self.parquet, self.xlsx):
+            tables.addWidget(w)
+        form.addRow(self.tr("Tables"), tables)
+        self.png = QCheckBox("PNG")
+        self.png.setChecked(True)
+        self.svg = QCheckBox("SVG")
+        charts = QHBoxLayout()
+        for w in (self.png, self.svg):
+            charts.addWidget(w)
+        form.addRow(self.tr("Charts"), charts)
+        layout.addLayout(form)
+        note = QLabel(self.tr("summary.json and summary.md (top kernels by lost MFU, conventions) are always "
+                              "written. Nothing is ever written inside a profiler folder."))
+        note.setWordWrap(True)
+        layout.addWidget(note)
+        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        box.accepted.connect(self.accept)
+        box.rejected.connect(self.reject)
+        layout.addWidget(box)
+
+    def _browse(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Export to"), self.folder.text())
+        if folder:
+            self.folder.setText(folder)
+
+    def choice(self) -> ExportChoice:
+        """The user's choices."""
+        tables = [name for name, box in (("csv", self.csv), ("parquet", self.parquet), ("xlsx", self.xlsx))
+                  if box.isChecked()]
+        charts = [name for name, box in (("png", self.png), ("svg", self.svg)) if box.isChecked()]
+        return ExportChoice(Path(self.folder.text()).expanduser(), tables, charts)

@@ -1,0 +1,1 @@
+"""Qt item models over the engine's frames (no arithmetic, no frame mutation)."""

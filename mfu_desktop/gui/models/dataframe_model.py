@@ -1,0 +1,333 @@
+"""A table model over a pandas DataFrame that stays fast at a million rows.
+
+The frame is never indexed per cell: each column is cached once as numpy arrays (category
+codes + labels for categoricals, raw arrays for numbers), sorting is a numpy permutation and
+filtering a boolean mask, and only visible cells are formatted. The frame itself is never
+modified. Selections survive sorting (persistent indexes are remapped through the
+permutation).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
+
+Formatter = Callable[[object], str]
+
+
+def fmt_number(value: object, digits: int = 3) -> str:
+    """3 significant figures, no exponent for ordinary magnitudes."""
+    if value is None:
+        return ""
+    v = float(value)
+    if math.isnan(v):
+        return ""
+    if v == 0:
+        return "0"
+    if abs(v) >= 1e6 or abs(v) < 1e-3:
+        return f"{v:.{digits - 1}e}"
+    if abs(v) >= 100:
+        return f"{v:,.1f}" if abs(v) < 10_000 else f"{v:,.0f}"
+    return f"{v:.{digits}g}"
+
+
+def fmt_us(value: object) -> str:
+    """Microseconds with 3 decimals (profiler resolution)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return f"{float(value):,.3f}"
+
+
+def fmt_pct(value: object) -> str:
+    """A fraction as a percentage with 3 significant figures."""
+    if value is None:
+        return ""
+    v = float(value)
+    if math.isnan(v):
+        return ""
+    return f"{v * 100:.3g} %"
+
+
+def fmt_int(value: object) -> str:
+    """Integers with thousands separators."""
+    if value is None:
+        return ""
+    v = float(value)
+    if math.isnan(v):
+        return ""
+    return f"{int(v):,}"
+
+
+def fmt_flops(value: object) -> str:
+    """FLOPs in scientific notation."""
+    if value is None:
+        return ""
+    v = float(value)
+    if math.isnan(v):
+        return ""
+    return f"{v:.3e}"
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    """How one frame column is shown.
+
+    Attributes:
+        key: Frame column name.
+        header: Header text (already translated).
+        formatter: Value → display text (numbers only; text columns show as is).
+        tooltip: Header tooltip.
+        color_mfu: Colour the cell background by MFU band.
+    """
+
+    key: str
+    header: str
+    formatter: Formatter | None = None
+    tooltip: str = ""
+    color_mfu: bool = False
+
+
+def mfu_color(value: object) -> QColor | None:
+    """Band colours of mfu.md §4.5 (red far from peak … green near the limit; magenta impossible)."""
+    if not isinstance(value, (int, float, np.floating, np.integer)) or math.isnan(value):
+        return None
+    if value > 1.0:
+        return QColor(200, 60, 200, 90)
+    if value >= 0.6:
+        return QColor(40, 170, 80, 80)
+    if value >= 0.3:
+        return QColor(230, 190, 40, 80)
+    if value >= 0.2:
+        return QColor(240, 140, 40, 80)
+    return QColor(220, 60, 50, 80)
+
+
+def _all_numbers(series: pd.Series) -> bool:
+    """An object column holding only numbers and missing values (``None``) is numeric."""
+    return pd.api.types.infer_dtype(series, skipna=True) in ("integer", "floating", "mixed-integer-float", "empty",
+                                                             "decimal")
+
+
+class _Column:
+    """One cached column: codes + labels for text, an array for numbers."""
+
+    def __init__(self, series: pd.Series) -> None:
+        self.labels: list[str] | None = None
+        self.codes: np.ndarray | None = None
+        self.values: np.ndarray | None = None
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            self.codes = series.cat.codes.to_numpy()
+            self.labels = [str(c) for c in series.cat.categories]
+        elif pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_numeric_dtype(series.dtype):
+            self.values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        elif series.dtype == object and _all_numbers(series):
+            self.values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        else:
+            codes, uniques = pd.factorize(series, use_na_sentinel=True)
+            self.codes = codes
+            self.labels = [str(u) for u in uniques]
+
+    @property
+    def is_text(self) -> bool:
+        return self.codes is not None
+
+    def raw(self, i: int) -> object:
+        if self.codes is not None:
+            code = int(self.codes[i])
+            return self.labels[code] if code >= 0 else ""
+        return self.values[i]
+
+    def sort_key(self) -> np.ndarray:
+        """Ascending key; missing values sort last."""
+        if self.codes is not None:
+            order = np.argsort(np.array(self.labels, dtype=object), kind="stable")
+            rank = np.empty(len(self.labels) + 1, dtype=np.int64)
+            rank[order] = np.arange(len(self.labels))
+            rank[-1] = len(self.labels)
+            return rank[np.where(self.codes < 0, len(self.labels), self.codes)]
+        return self.values
+
+
+class DataFrameModel(QAbstractTableModel):
+    """Read-only table model over a DataFrame: permutation sorting, mask filtering, lazy formatting."""
+
+    def __init__(self, frame: pd.DataFrame | None = None, columns: Sequence[ColumnSpec] | None = None,
+                 parent=None) -> None:
+        super().__init__(parent)
+        self._frame = pd.DataFrame()
+        self._specs: list[ColumnSpec] = []
+        self._cols: list[_Column] = []
+        self._view = np.arange(0)
+        self._mask: np.ndarray | None = None
+        self._sort: tuple[int, Qt.SortOrder] | None = None
+        if frame is not None:
+            self.set_frame(frame, columns)
+
+    # --- data --------------------------------------------------------------------------
+
+    def set_frame(self, frame: pd.DataFrame, columns: Sequence[ColumnSpec] | None = None) -> None:
+        """Show a new frame (all its columns when ``columns`` is ``None``)."""
+        self.beginResetModel()
+        self._frame = frame
+        specs = list(columns) if columns is not None else [ColumnSpec(c, str(c)) for c in frame.columns]
+        self._specs = [s for s in specs if s.key in frame.columns]
+        self._cols = [_Column(frame[s.key]) for s in self._specs]
+        self._mask = None
+        self._view = np.arange(len(frame))
+        self._sort = None
+        self.endResetModel()
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The frame shown (never modified by the model)."""
+        return self._frame
+
+    def column_keys(self) -> list[str]:
+        """Frame column names in display order."""
+        return [s.key for s in self._specs]
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._view)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._specs)
+
+    def source_row(self, row: int) -> int:
+        """Frame position of a view row."""
+        return int(self._view[row])
+
+    def view_row(self, source: int) -> int:
+        """View row of a frame position, or −1 when filtered out."""
+        hits = np.flatnonzero(self._view == source)
+        return int(hits[0]) if len(hits) else -1
+
+    def raw(self, row: int, column: int) -> object:
+        """Raw value of a view cell."""
+        return self._cols[column].raw(int(self._view[row]))
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        # An exception escaping a virtual called by Qt's C++ can take the process down: contain it.
+        try:
+            return self._data(index, role)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+
+    def _data(self, index: QModelIndex, role: int) -> object:
+        if not index.isValid():
+            return None
+        col = self._cols[index.column()]
+        spec = self._specs[index.column()]
+        i = int(self._view[index.row()])
+        if role == Qt.ItemDataRole.DisplayRole:
+            value = col.raw(i)
+            if col.is_text:
+                return value
+            return spec.formatter(value) if spec.formatter else fmt_number(value)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            if not col.is_text:
+                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return None
+        if role == Qt.ItemDataRole.ToolTipRole and col.is_text:
+            value = col.raw(i)
+            return value if isinstance(value, str) and len(value) > 40 else None
+        if role == Qt.ItemDataRole.BackgroundRole and spec.color_mfu:
+            color = mfu_color(col.raw(i))
+            return QBrush(color) if color is not None else None
+        if role == Qt.ItemDataRole.UserRole:
+            return col.raw(i)
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self._specs):
+            if role == Qt.ItemDataRole.DisplayRole:
+                return self._specs[section].header
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return self._specs[section].tooltip or self._specs[section].key
+        if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
+            return str(section + 1)
+        return None
+
+    # --- sorting and filtering -----------------------------------------------------------
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        if not 0 <= column < len(self._cols):
+            return
+        self.layoutAboutToBeChanged.emit()
+        old_view = self._view
+        col = self._cols[column]
+        key = col.sort_key()[old_view].astype(np.float64)
+        missing = (key == len(col.labels)) if col.is_text else np.isnan(key)
+        if order == Qt.SortOrder.DescendingOrder:
+            key = -key
+        perm = np.argsort(np.where(missing, np.inf, key), kind="stable")
+        self._view = old_view[perm]
+        self._sort = (column, order)
+        self._remap_persistent(perm)
+        self.layoutChanged.emit()
+
+    def _remap_persistent(self, perm: np.ndarray) -> None:
+        """Old view row r is now at the position where perm == r."""
+        indexes = self.persistentIndexList()
+        if not indexes:
+            return
+        inverse = np.empty(len(perm), dtype=np.int64)
+        inverse[perm] = np.arange(len(perm))
+        new = [self.index(int(inverse[ix.row()]), ix.column()) if 0 <= ix.row() < len(perm) else QModelIndex()
+               for ix in indexes]
+        self.changePersistentIndexList(indexes, new)
+
+    def set_mask(self, mask: np.ndarray | None) -> None:
+        """Show only the frame rows where ``mask`` is true (``None``: all), keeping the sort."""
+        self.beginResetModel()
+        self._mask = mask
+        view = np.arange(len(self._frame)) if mask is None else np.flatnonzero(mask)
+        self._view = view
+        sort = self._sort
+        self.endResetModel()
+        if sort is not None:
+            self.sort(*sort)
+
+    def text_mask(self, key: str, needle: str) -> np.ndarray:
+        """Rows whose text column contains ``needle`` (case-insensitive), evaluated per category."""
+        col = self._cols[self.column_keys().index(key)]
+        if not col.is_text:
+            raise ValueError(f"{key} is not a text column")
+        needle = needle.lower()
+        hit = np.array([needle in label.lower() for label in col.labels] + [needle == ""], dtype=bool)
+        return hit[np.where(col.codes < 0, len(col.labels), col.codes)]
+
+    def values_mask(self, key: str, allowed: set[str]) -> np.ndarray:
+        """Rows whose text column is one of ``allowed``."""
+        col = self._cols[self.column_keys().index(key)]
+        hit = np.array([label in allowed for label in col.labels] + ["" in allowed], dtype=bool)
+        return hit[np.where(col.codes < 0, len(col.labels), col.codes)]
+
+    # --- export ---------------------------------------------------------------------------
+
+    def tsv(self, rows: Sequence[int], columns: Sequence[int]) -> str:
+        """Selected cells as tab-separated text (Ctrl+C)."""
+        cols = sorted(set(columns))
+        lines = ["\t".join(self._specs[c].header for c in cols)]
+        for r in sorted(set(rows)):
+            cells = []
+            for c in cols:
+                text = self.data(self.index(r, c))
+                cells.append("" if text is None else str(text).replace("\t", " ").replace("\n", " "))
+            lines.append("\t".join(cells))
+        return "\n".join(lines)
+
+    def visible_frame(self) -> pd.DataFrame:
+        """The rows currently shown, in view order (for exports)."""
+        return self._frame.iloc[self._view][self.column_keys()]
+
+
+def selected_persistent(indexes: Sequence[QModelIndex]) -> list[QPersistentModelIndex]:
+    """Persistent copies of indexes (helper for tests)."""
+    return [QPersistentModelIndex(ix) for ix in indexes]

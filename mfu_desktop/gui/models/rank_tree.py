@@ -1,0 +1,102 @@
+"""Tree of dropped roots and their ranks (rank id, chip, MFU, tier badge, warnings)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
+
+from mfu_desktop.core.numbers import pct
+from mfu_desktop.core.profile_analysis import FolderAnalysis
+
+ROLE_KIND = Qt.ItemDataRole.UserRole + 1  # "root", "cluster", "rank", "failed"
+ROLE_INDEX = Qt.ItemDataRole.UserRole + 2  # position in FolderAnalysis.ranks / failures
+
+
+class RankTreeModel(QStandardItemModel):
+    """Rows: a cluster node (several ranks), then one node per dropped root with its ranks."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.setHorizontalHeaderLabels([self.tr("Rank"), self.tr("Chip"), self.tr("MFU"), self.tr("Tier"),
+                                        self.tr("Warnings")])
+
+    def set_analysis(self, result: FolderAnalysis) -> None:
+        """Rebuild from an analysis."""
+        self.removeRows(0, self.rowCount())
+        by_root: dict[str, list[int]] = {}
+        for i, r in enumerate(result.ranks):
+            by_root.setdefault(str(r.folder.root), []).append(i)
+        failed_by_root: dict[str, list[int]] = {}
+        for i, f in enumerate(result.failures):
+            failed_by_root.setdefault(str(f.folder.root), []).append(i)
+        if len(result.ranks) > 1:  # one cluster node for every loaded rank, whatever root they came from
+            cluster = QStandardItem(self.tr("Cluster ({0} ranks)").format(len(result.ranks)))
+            cluster.setData("cluster", ROLE_KIND)
+            rate = result.cluster.rate
+            mfu = pct(rate.mfu) if rate.mfu is not None else (
+                f"{pct(rate.mfu_range[0])}–{pct(rate.mfu_range[1])}" if rate.mfu_range else "–")
+            slow = result.cluster.slow
+            row = [cluster, QStandardItem(""), QStandardItem(mfu), QStandardItem(""),
+                   QStandardItem(self.tr("slow: {0}").format(", ".join(map(str, slow))) if slow else "")]
+            for item in row:
+                item.setEditable(False)
+            self.appendRow(row)
+        roots = [str(p) for p in result.discovery.roots]
+        for root in roots:
+            rank_ids = by_root.get(root, [])
+            failed = failed_by_root.get(root, [])
+            node = QStandardItem(Path(root).name or root)
+            node.setToolTip(root)
+            node.setData("root", ROLE_KIND)
+            extra = [QStandardItem(self.tr("{0} ranks").format(len(rank_ids))), QStandardItem(""), QStandardItem(""),
+                     QStandardItem(str(len(failed)) if failed else "")]
+            for item in (node, *extra):
+                item.setEditable(False)
+            self.appendRow([node, *extra])
+            for i in rank_ids:
+                r = result.ranks[i]
+                s = r.summary
+                label = self.tr("rank {0}").format(s.rank) if s.rank >= 0 else self.tr("rank ?")
+                item = QStandardItem(label)
+                item.setToolTip(str(r.folder.path))
+                item.setData("rank", ROLE_KIND)
+                item.setData(i, ROLE_INDEX)
+                mfu = pct(s.mfu_ops) if s.mfu_ops is not None else (
+                    f"{pct(s.mfu_ops_range[0])}–{pct(s.mfu_ops_range[1])}" if s.mfu_ops_range else "–")
+                chip = QStandardItem(short_chip(s.chip) if s.chip else self.tr("not confirmed"))
+                chip.setToolTip(f"{s.chip or ''}\n{s.peak_source}".strip())
+                tier = QStandardItem(f"T{s.tier.tier}")
+                tier.setToolTip(s.tier.label + ("\n" + "\n".join(s.tier.why) if s.tier.why else ""))
+                rgb = (40, 160, 80) if s.tier.tier == 1 else (200, 140, 30) if s.tier.tier == 2 else (200, 70, 60)
+                tier.setForeground(QBrush(QColor(*rgb)))
+                warn = QStandardItem(f"⚠ {len(r.warnings)}" if r.warnings else "")
+                warn.setToolTip("\n".join(r.warnings[:20]))
+                row = [item, chip, QStandardItem(mfu), tier, warn]
+                if s.rank in result.cluster.slow:
+                    item.setText(item.text() + "  " + self.tr("(slow)"))
+                for cell in row:
+                    cell.setEditable(False)
+                node.appendRow(row)
+            for i in failed:
+                f = result.failures[i]
+                item = QStandardItem(self.tr("{0} — not loaded").format(f.folder.path.name))
+                item.setData("failed", ROLE_KIND)
+                item.setData(i, ROLE_INDEX)
+                item.setToolTip(f.reason)
+                item.setForeground(QBrush(QColor(200, 70, 60)))
+                reason = QStandardItem(f.reason)
+                reason.setToolTip(f.reason)
+                row = [item, QStandardItem(""), QStandardItem(""), QStandardItem(""), reason]
+                for cell in row:
+                    cell.setEditable(False)
+                node.appendRow(row)
+
+
+def short_chip(identifier: str) -> str:
+    """``Huawei Ascend 910B2`` → ``Ascend 910B2`` for narrow columns (the tooltip keeps the full name)."""
+    for vendor in ("Huawei ", "NVIDIA ", "AMD ", "Google ", "Intel "):
+        if identifier.startswith(vendor):
+            return identifier[len(vendor):]
+    return identifier

@@ -1,0 +1,100 @@
+"""Editable table of the prediction's architecture rules (prediction.md §3)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt, Signal
+
+from mfu_desktop.core.predict import Rule
+
+_COLUMNS = ("enabled", "name", "kind", "chips", "op_types", "factor", "value", "peer_vendor", "note")
+
+
+class RulesModel(QAbstractTableModel):
+    """Rules as rows; every cell editable and validated (invalid input is refused with a reason)."""
+
+    rejected = Signal(str)  # why an edit was refused
+
+    def __init__(self, rules: list[Rule], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.rules = list(rules)
+        self.last_error = ""
+        self.headers = (self.tr("On"), self.tr("Rule"), self.tr("Kind"), self.tr("Chips containing"),
+                        self.tr("Operator types"), self.tr("Factor"), self.tr("Bandwidth GB/s"),
+                        self.tr("Only between vendor"), self.tr("Note"))
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rules)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(_COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.headers[section]
+        return None
+
+    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+        base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if _COLUMNS[index.column()] == "enabled":
+            return base | Qt.ItemFlag.ItemIsUserCheckable
+        return base | Qt.ItemFlag.ItemIsEditable
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        rule = self.rules[index.row()]
+        key = _COLUMNS[index.column()]
+        if key == "enabled":
+            if role == Qt.ItemDataRole.CheckStateRole:
+                return Qt.CheckState.Checked if rule.enabled else Qt.CheckState.Unchecked
+            return None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            value = getattr(rule, key)
+            if key == "op_types":
+                return ";".join(value)
+            if key == "value":
+                return "" if value is None else f"{value:g}"
+            if key == "factor":
+                return f"{value:g}"
+            return value
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return rule.note
+        return None
+
+    def setData(self, index: QModelIndex, value: object, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        key = _COLUMNS[index.column()]
+        rule = self.rules[index.row()]
+        try:
+            if key == "enabled" and role == Qt.ItemDataRole.CheckStateRole:
+                state = value.value if hasattr(value, "value") else value
+                new = replace(rule, enabled=state == Qt.CheckState.Checked.value or value == Qt.CheckState.Checked)
+            elif role != Qt.ItemDataRole.EditRole:
+                return False
+            elif key == "kind":
+                if value not in ("efficiency", "bandwidth"):
+                    raise ValueError(self.tr("kind must be efficiency or bandwidth"))
+                new = replace(rule, kind=str(value))
+            elif key == "factor":
+                factor = float(value)
+                if not factor > 0:
+                    raise ValueError(self.tr("factor must be positive"))
+                new = replace(rule, factor=factor)
+            elif key == "value":
+                text = str(value).strip()
+                number = float(text) if text else None
+                if number is not None and number <= 0:
+                    raise ValueError(self.tr("bandwidth must be positive"))
+                new = replace(rule, value=number)
+            elif key == "op_types":
+                new = replace(rule, op_types=tuple(t.strip() for t in str(value).split(";") if t.strip()))
+            else:
+                new = replace(rule, **{key: str(value)})
+        except (TypeError, ValueError) as exc:
+            self.last_error = str(exc)
+            self.rejected.emit(self.tr("Rule not changed: {0}").format(exc))
+            return False
+        self.last_error = ""
+        self.rules[index.row()] = new
+        self.dataChanged.emit(index, index)
+        return True

@@ -1,0 +1,1 @@
+"""The three main tabs: calculator, profiler, prediction."""

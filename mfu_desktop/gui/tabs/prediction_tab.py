@@ -1,0 +1,377 @@
+"""Prediction tab: how fast would the loaded profile run on other chips (core.predict)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mfu_desktop.cli_predict import rank_inputs, seed_twin
+from mfu_desktop.core.chips import ChipCatalog, UnknownChipError
+from mfu_desktop.core.predict import (
+    DEFAULT_RULES,
+    DEFAULT_SOURCE,
+    DEFAULT_TARGETS,
+    Prediction,
+    predict,
+    predict_kernels,
+    step_breakdown_frame,
+    summary_frame,
+    write_outputs,
+)
+from mfu_desktop.core.profile_analysis import FolderAnalysis
+from mfu_desktop.gui.charts.prediction_charts import PredictedStepChart, RelativePerformanceChart
+from mfu_desktop.gui.models.dataframe_model import ColumnSpec, DataFrameModel, fmt_number, fmt_pct, fmt_us
+from mfu_desktop.gui.models.rules_model import RulesModel
+from mfu_desktop.gui.tabs.profiler_tab import TableView
+from mfu_desktop.gui.widgets import InfoBar
+from mfu_desktop.gui.workers import JobRunner
+
+CHANNEL = "predict"
+DETAIL_CHANNEL = "predict-detail"
+EXPORT_CHANNEL = "predict-export"
+
+
+class PredictionTab(QWidget):
+    """Source chip, target checklist, editable rules, results per chip, charts and per-kernel detail."""
+
+    predicted = Signal(object)
+    status_message = Signal(str)
+
+    def __init__(self, catalog: ChipCatalog, runner: JobRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.catalog = catalog
+        self.runner = runner
+        self.analysis: FolderAnalysis | None = None
+        self.prediction: Prediction | None = None
+        self._build()
+
+    def _build(self) -> None:
+        layout = QVBoxLayout(self)
+        self.info = InfoBar()
+        layout.addWidget(self.info)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        layout.addWidget(splitter, 1)
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        box = QGroupBox(self.tr("Source and targets"))
+        form = QFormLayout(box)
+        self.source = QComboBox()
+        self.source.addItem(self.tr("Detected from the profile"), "")
+        for chip in self.catalog.chips:
+            self.source.addItem(chip.identifier, chip.identifier)
+        self.source_note = QLabel("")
+        self.source_note.setWordWrap(True)
+        self.source_note.setStyleSheet("font-size: 8pt;")
+        self.assume_cpu = QDoubleSpinBox()
+        self.assume_cpu.setRange(0.0, 10.0)
+        self.assume_cpu.setSingleStep(0.1)
+        self.assume_cpu.setSpecialValueText(self.tr("none (step not predicted)"))
+        self.assume_cpu.setToolTip(self.tr("cpu coefficient assumed for chips without one (an assumption)"))
+        form.addRow(self.tr("Source chip"), self.source)
+        form.addRow("", self.source_note)
+        form.addRow(self.tr("Assumed cpu coefficient"), self.assume_cpu)
+        left_layout.addWidget(box)
+        self.targets = QListWidget()
+        for chip in self.catalog.chips:
+            item = QListWidgetItem(chip.identifier)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if chip.identifier in DEFAULT_TARGETS
+                               else Qt.CheckState.Unchecked)
+            item.setToolTip(f"{chip.source} · {chip.confidence}")
+            self.targets.addItem(item)
+        left_layout.addWidget(QLabel(self.tr("Target chips")))
+        left_layout.addWidget(self.targets, 1)
+        self.rules_model = RulesModel(list(DEFAULT_RULES), self)
+        self.rules_view = QTableView()
+        self.rules_view.setModel(self.rules_model)
+        self.rules_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.rules_view.setMinimumHeight(120)
+        left_layout.addWidget(QLabel(self.tr("Architecture rules (editable; every detail row names the rules "
+                                             "that touched it)")))
+        left_layout.addWidget(self.rules_view)
+        buttons = QHBoxLayout()
+        self.run_button = QPushButton(self.tr("Predict"))
+        self.run_button.clicked.connect(self.run)
+        self.export_button = QPushButton(self.tr("Export CSV…"))
+        self.export_button.clicked.connect(self.export_dialog)
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.export_button)
+        left_layout.addLayout(buttons)
+        splitter.addWidget(left)
+
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        self.summary_model = DataFrameModel(parent=self)
+        self.summary_view = TableView()
+        self.summary_view.setModel(self.summary_model)
+        self.summary_view.selectionModel().currentRowChanged.connect(self._target_selected)
+        self.comm_lines = QLabel("")
+        self.comm_lines.setWordWrap(True)
+        self.comm_lines.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        tabs = QTabWidget()
+        results = QWidget()
+        r_layout = QVBoxLayout(results)
+        r_layout.addWidget(self.summary_view, 2)
+        r_layout.addWidget(self.comm_lines)
+        charts = QGridLayout()
+        self.rel_chart = RelativePerformanceChart()
+        self.step_chart = PredictedStepChart()
+        charts.addWidget(self.rel_chart, 0, 0)
+        charts.addWidget(self.step_chart, 0, 1)
+        r_layout.addLayout(charts, 3)
+        tabs.addTab(results, self.tr("Results"))
+        detail = QWidget()
+        d_layout = QVBoxLayout(detail)
+        self.detail_label = QLabel(self.tr("Select a chip in the results to see each kernel's prediction."))
+        self.detail_model = DataFrameModel(parent=self)
+        self.detail_view = TableView()
+        self.detail_view.setModel(self.detail_model)
+        d_layout.addWidget(self.detail_label)
+        d_layout.addWidget(self.detail_view, 1)
+        tabs.addTab(detail, self.tr("Per-kernel detail"))
+        self.notes = QLabel("")
+        self.notes.setWordWrap(True)
+        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        notes_host = QWidget()
+        n_layout = QVBoxLayout(notes_host)
+        n_layout.addWidget(self.notes)
+        n_layout.addStretch(1)
+        tabs.addTab(notes_host, self.tr("Assumptions and notes"))
+        right_layout.addWidget(tabs, 1)
+        self.tabs = tabs
+        splitter.addWidget(right)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([360, 1000])
+
+        # Any change of the inputs re-runs the prediction shortly after (coalesced).
+        self._rerun = QTimer(self)
+        self._rerun.setSingleShot(True)
+        self._rerun.setInterval(300)
+        self._rerun.timeout.connect(self.run)
+        self.rules_model.dataChanged.connect(self._inputs_changed)
+        self.rules_model.rejected.connect(self.info.show_message)
+        self.targets.itemChanged.connect(self._inputs_changed)
+        self.source.currentIndexChanged.connect(self._inputs_changed)
+        self.assume_cpu.valueChanged.connect(self._inputs_changed)
+
+    def _inputs_changed(self, *_args) -> None:
+        if self.analysis is not None and self.analysis.ranks:
+            self._rerun.start()
+
+    def set_catalog(self, catalog: ChipCatalog) -> None:
+        """Use an edited catalog: refill the source picker and the target list, keeping choices."""
+        self.catalog = catalog
+        source = self.source.currentData()
+        checked = set(self.selected_targets())
+        self.source.blockSignals(True)
+        self.source.clear()
+        self.source.addItem(self.tr("Detected from the profile"), "")
+        for chip in catalog.chips:
+            self.source.addItem(chip.identifier, chip.identifier)
+        self.source.setCurrentIndex(max(self.source.findData(source), 0))
+        self.source.blockSignals(False)
+        self.targets.blockSignals(True)
+        self.targets.clear()
+        for chip in catalog.chips:
+            item = QListWidgetItem(chip.identifier)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if chip.identifier in checked else Qt.CheckState.Unchecked)
+            item.setToolTip(f"{chip.source} · {chip.confidence}")
+            self.targets.addItem(item)
+        self.targets.blockSignals(False)
+        self._inputs_changed()
+
+    # --- running -----------------------------------------------------------------------------
+
+    def set_analysis(self, analysis: FolderAnalysis) -> None:
+        """A new profile was loaded: predict it with the current choices."""
+        self.analysis = analysis
+        self.run()
+
+    def _source(self):
+        choice = self.source.currentData()
+        if choice:
+            chip = self.catalog.find(choice)
+            return chip, self.tr("chosen")
+        if self.analysis is not None:
+            detected = {r.chip.chip.identifier for r in self.analysis.ranks if r.chip.confirmed and r.chip.chip}
+            if len(detected) == 1:
+                chip = self.catalog.find(detected.pop())
+                twin = seed_twin(self.catalog, chip)
+                if twin is not None:
+                    return twin, self.tr("detected {0}-class = the seed's {1} row").format(chip.model, twin.identifier)
+                return chip, self.tr("detected from the profile")
+        return self.catalog.find(DEFAULT_SOURCE), self.tr("default (the profile does not name the chip)")
+
+    def selected_targets(self) -> list[str]:
+        """Checked target identifiers."""
+        return [self.targets.item(i).text() for i in range(self.targets.count())
+                if self.targets.item(i).checkState() == Qt.CheckState.Checked]
+
+    def run(self) -> None:
+        """Predict in the background (latest request wins)."""
+        if self.analysis is None or not self.analysis.ranks:
+            self.info.show_message(self.tr("Load a profile first (Profiler tab or drag a folder onto the window)."))
+            return
+        try:
+            source, why = self._source()
+            targets = [self.catalog.find(n) for n in self.selected_targets()]
+        except UnknownChipError as exc:
+            self.info.show_message(str(exc))
+            return
+        if not targets:
+            self.info.show_message(self.tr("Check at least one target chip."))
+            return
+        self.info.hide()
+        self.source_note.setText(f"{source.display_name}: {why}")
+        ranks = rank_inputs(self.analysis)
+        rules = list(self.rules_model.rules)
+        cpu = self.assume_cpu.value() or None
+        self.runner.start(CHANNEL, lambda progress: predict(ranks, source, targets, rules, cpu), self._predicted,
+                          self._failed, label=self.tr("Predicting"))
+
+    def _failed(self, message: str) -> None:
+        self.info.show_message(self.tr("The prediction failed: {0}").format(message))
+
+    def _predicted(self, prediction: Prediction) -> None:
+        self.prediction = prediction
+        summary = summary_frame(prediction)
+        self.summary_model.set_frame(summary, summary_columns(self.tr))
+        self.rel_chart.set_data(summary)
+        self.step_chart.set_data(step_breakdown_frame(prediction))
+        lines = []
+        for t in prediction.targets:
+            if not t.per_rank.empty and isinstance(t.per_rank["comm_line"].iloc[0], str):
+                lines.append(f"{t.device}: {t.per_rank['comm_line'].iloc[0]}")
+        self.comm_lines.setText("\n".join(lines[:1]))
+        notes = [self.tr("Source: {0} ({1})").format(prediction.source.display_name, self.source_note.text())]
+        for t in prediction.targets:
+            for note in t.notes:
+                notes.append(f"{t.device}: {note}")
+            if t.rules:
+                notes.append(f"{t.device}: {', '.join(t.rules)}")
+        notes += prediction.warnings
+        if not prediction.excluded.empty:
+            notes.append(self.tr("Excluded from the prediction: {0}").format(", ".join(
+                f"{r['class']} × {int(r['count'])}" for _, r in prediction.excluded.iterrows())))
+        self.notes.setText("\n".join(notes))
+        self.detail_model.set_frame(pd.DataFrame())
+        self.predicted.emit(prediction)
+        self.status_message.emit(self.tr("Predicted {0} chip(s)").format(len(prediction.targets)))
+
+    def _target_selected(self, current, _previous) -> None:
+        if self.prediction is None or not current.isValid() or self.analysis is None:
+            return
+        target = self.prediction.targets[self.summary_model.source_row(current.row())]
+        source = self.prediction.source
+        rules = list(self.prediction.rules)
+        inputs = self.prediction.inputs
+        self.detail_label.setText(self.tr("Computing the per-kernel prediction on {0}…").format(target.device))
+
+        def job(progress):
+            from mfu_desktop.core.predict import detail_frame
+
+            partial = Prediction(source, self.prediction.ranks, 0.0, [], pd.DataFrame(), [], rules, {}, inputs)
+            for rank, inp in inputs.items():
+                progress.set_progress(0.5, "")
+                tk = predict_kernels(inp, source, target.chip, rules)
+                if tk.frame is not None:
+                    partial.details[(rank, target.device)] = tk.frame
+            return detail_frame(partial)
+
+        self.runner.start(DETAIL_CHANNEL, job, lambda frame, t=target: self._detail_ready(frame, t.device),
+                          self._failed, label=self.tr("Per-kernel prediction"))
+
+    def _detail_ready(self, frame: pd.DataFrame, device: str) -> None:
+        self.detail_model.set_frame(frame, detail_columns(frame, self.tr))
+        self.detail_label.setText(self.tr("{0}: {1} kernels").format(device, f"{len(frame):,}"))
+
+    # --- export ------------------------------------------------------------------------------
+
+    def export_dialog(self) -> None:
+        """Ask for a folder and write the two CSV files there."""
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Export prediction CSV files to"))
+        if folder:
+            self.export_to(Path(folder))
+
+    def export_to(self, folder: Path) -> None:
+        """Write performance_prediction.csv and kernel_prediction_detail.csv (background)."""
+        if self.prediction is None or self.analysis is None:
+            self.info.show_message(self.tr("Nothing to export yet: run a prediction first."))
+            return
+        from mfu_desktop.core.report import ExportError, forbid_inside
+
+        try:
+            forbid_inside(folder, [r.folder.path for r in self.analysis.ranks])
+        except ExportError as exc:
+            self.info.show_message(str(exc))
+            return
+        p = self.prediction
+        ranks = rank_inputs(self.analysis)
+        targets = [t.chip for t in p.targets]
+
+        def job(progress):
+            full = predict(ranks, p.source, targets, list(p.rules), self.assume_cpu.value() or None, keep_details=True)
+            return write_outputs(full, folder)
+
+        self.runner.start(EXPORT_CHANNEL, job,
+                          lambda paths: self.status_message.emit(self.tr("Wrote {0}").format(
+                              ", ".join(str(x) for x in paths))),
+                          lambda msg: self.info.show_message(self.tr("Export failed: {0}").format(msg)),
+                          label=self.tr("Exporting prediction"))
+
+
+def summary_columns(tr) -> list[ColumnSpec]:
+    """Specs of the per-chip results table."""
+    return [ColumnSpec("device", tr("Chip")), ColumnSpec("architecture", tr("Arch")),
+            ColumnSpec("relative_performance", tr("Compute ×"), fmt_number, tr("compute-class kernels only")),
+            ColumnSpec("step_relative_performance", tr("Step ×"), fmt_number,
+                       tr("whole step, composed by time (prediction.md §4.3)")),
+            ColumnSpec("readme_formula_relative_performance", tr("README formula ×"), fmt_number,
+                       tr("the seed README's arithmetic-mean formula, for comparison")),
+            ColumnSpec("predicted_compute_us", tr("Predicted compute (µs)"), fmt_us),
+            ColumnSpec("predicted_step_us", tr("Predicted step (µs)"), fmt_us),
+            ColumnSpec("comm_real_us", tr("Transfer (µs)"), fmt_us),
+            ColumnSpec("comm_wait_us", tr("Wait (µs)"), fmt_us),
+            ColumnSpec("fallback_time_share", tr("Fallback share"), fmt_pct),
+            ColumnSpec("unpredictable_time_share", tr("Unpredictable share"), fmt_pct),
+            ColumnSpec("slowest_rank", tr("Slowest rank"), fmt_number), ColumnSpec("rules", tr("Rules")),
+            ColumnSpec("CubeFP16", "CubeFP16", fmt_number), ColumnSpec("CubeFP32", "CubeFP32", fmt_number),
+            ColumnSpec("VecFP16", "VecFP16", fmt_number), ColumnSpec("VecFP32", "VecFP32", fmt_number),
+            ColumnSpec("bandwidth_gbs", tr("HBM GB/s"), fmt_number)]
+
+
+def detail_columns(frame: pd.DataFrame, tr) -> list[ColumnSpec]:
+    """Specs of the per-kernel detail table."""
+    labels = {"rank": tr("Rank"), "device": tr("Chip"), "name": tr("Name"), "type": tr("Type"),
+              "accelerator_core": tr("Core"), "class": tr("Class"), "precision": tr("Precision"),
+              "peak_unit": tr("Peak unit"), "duration_us": tr("Duration (µs)"), "compute_us": tr("Compute (µs)"),
+              "memory_us": tr("Memory (µs)"), "compute_ratio": tr("Compute ratio"), "memory_ratio": tr("Memory ratio"),
+              "scale": tr("Scale"), "predicted_us": tr("Predicted (µs)"), "fallback": tr("Fallback"),
+              "rules": tr("Rules"), "reason": tr("Reason")}
+    us = {"duration_us", "compute_us", "memory_us", "predicted_us"}
+    return [ColumnSpec(c, labels.get(c, c), fmt_us if c in us else fmt_number) for c in frame.columns]

@@ -1,0 +1,635 @@
+"""Profiler tab: tree of ranks, summary cards, charts, kernel/type/shape/exclusion/step tables.
+
+Loading and recomputing run on the worker pool (``analyze_paths`` from the core); this tab
+only shows the results. Selecting a kernel shows the engine's derivation for it; "Open in
+calculator" hands the calculator the inputs that reproduce it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QTextBrowser,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mfu_desktop.core.analysis import AnalysisOptions, KernelClass, Status
+from mfu_desktop.core.chips import ChipCatalog
+from mfu_desktop.core.explain import CalculatorPrefill, explain_kernel
+from mfu_desktop.core.flops_registry import FlopOptions
+from mfu_desktop.core.numbers import pct, sig
+from mfu_desktop.core.profile_analysis import FolderAnalysis, RankAnalysis, analyze_paths
+from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.gui.charts.profile_charts import HotOpsChart, MfuScatter, StepBreakdownChart
+from mfu_desktop.gui.core_text import ct, derivation_markdown
+from mfu_desktop.gui.models.dataframe_model import (
+    ColumnSpec,
+    DataFrameModel,
+    fmt_flops,
+    fmt_int,
+    fmt_number,
+    fmt_pct,
+    fmt_us,
+)
+from mfu_desktop.gui.models.rank_tree import ROLE_INDEX, ROLE_KIND, RankTreeModel
+from mfu_desktop.gui.widgets import Card, InfoBar, mfu_css_color
+from mfu_desktop.gui.workers import JobRunner
+
+CHANNEL = "profile"
+
+
+class TableView(QTableView):
+    """A table with sorting, Ctrl+C as tab-separated text and fast fixed-height rows."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSortingEnabled(True)
+        self.setAlternatingRowColors(True)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.verticalHeader().setDefaultSectionSize(22)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.horizontalHeader().setDefaultSectionSize(110)
+        self.setWordWrap(False)
+
+    def setModel(self, model) -> None:
+        super().setModel(model)
+        if model is not None:
+            model.modelReset.connect(self.fit_columns)
+
+    def fit_columns(self, max_width: int = 300) -> None:
+        """Size columns to their contents (Qt samples the first rows), capped at ``max_width`` px."""
+        header = self.horizontalHeader()
+        if self.model() is None or self.model().columnCount() == 0:
+            return
+        self.resizeColumnsToContents()
+        for col in range(self.model().columnCount()):
+            if header.sectionSize(col) > max_width:
+                header.resizeSection(col, max_width)
+
+    def keyPressEvent(self, event) -> None:
+        if event.matches(QKeySequence.StandardKey.Copy):
+            self.copy_selection()
+            return
+        super().keyPressEvent(event)
+
+    def copy_selection(self) -> str:
+        """Copy the selected cells as TSV; returns the text."""
+        model = self.model()
+        indexes = self.selectionModel().selectedIndexes() if self.selectionModel() else []
+        if not indexes or not isinstance(model, DataFrameModel):
+            return ""
+        text = model.tsv([i.row() for i in indexes], [i.column() for i in indexes])
+        QGuiApplication.clipboard().setText(text)
+        return text
+
+
+def kernel_columns(frame: pd.DataFrame, tr) -> list[ColumnSpec]:
+    """Column specs of the annotated kernel frame: known columns first, then every other one."""
+    known = [
+        ColumnSpec(C.STEP_ID, tr("Step"), fmt_int), ColumnSpec(C.NAME, tr("Name")),
+        ColumnSpec(C.OP_TYPE, tr("Type")), ColumnSpec(C.CORE_TYPE, tr("Core")), ColumnSpec("klass", tr("Class")),
+        ColumnSpec(C.DURATION_US, tr("Duration (µs)"), fmt_us), ColumnSpec("flops", tr("FLOPs"), fmt_flops),
+        ColumnSpec("achieved_tflops", tr("Achieved TFLOP/s"), fmt_number),
+        ColumnSpec("peak_tflops", tr("Peak TFLOP/s"), fmt_number),
+        ColumnSpec("mfu", tr("MFU"), fmt_pct, color_mfu=True),
+        ColumnSpec("mfu_lo", tr("MFU low"), fmt_pct, color_mfu=True),
+        ColumnSpec("mfu_hi", tr("MFU high"), fmt_pct, color_mfu=True),
+        ColumnSpec("lost_us", tr("Lost (µs)"), fmt_us, tr("duration × (1 − MFU)")),
+        ColumnSpec("status", tr("Status")), ColumnSpec("reason", tr("Reason")), ColumnSpec("dtype", tr("Dtype")),
+        ColumnSpec(C.INPUT_SHAPES, tr("Input shapes")), ColumnSpec(C.OUTPUT_SHAPES, tr("Output shapes")),
+        ColumnSpec(C.INPUT_DTYPES, tr("Input dtypes")), ColumnSpec(C.BLOCK_DIM, tr("Block dim"), fmt_int),
+        ColumnSpec(C.MIX_BLOCK_DIM, tr("Mix block dim"), fmt_int),
+        ColumnSpec("cube_utilization_pct", tr("Cube util (%)"), fmt_number,
+                   tr("hardware counter: how busy the cube pipeline was (not MFU)")),
+        ColumnSpec("confidence", tr("Confidence")), ColumnSpec("assumption", tr("Assumption")),
+        ColumnSpec("hw_ratio", tr("HW/model FLOPs"), fmt_number, tr("aic_cube_fops / model FLOPs")),
+        ColumnSpec("executed_flops", tr("Executed FLOPs"), fmt_flops),
+        ColumnSpec(C.WAIT_US, tr("Wait (µs)"), fmt_us), ColumnSpec(C.START_NS, tr("Start (ns)"), fmt_int),
+    ]
+    keys = {s.key for s in known}
+    hidden = {"shape_group", "flops_detail", "peak_lo_tflops", "peak_hi_tflops"}
+    extra = [ColumnSpec(c, str(c), fmt_number) for c in frame.columns if c not in keys and c not in hidden]
+    return [s for s in known if s.key in frame.columns] + extra
+
+
+class ProfilerTab(QWidget):
+    """Browse a loaded profile; reload it with other assumptions in the background."""
+
+    open_in_calculator = Signal(object)  # CalculatorPrefill
+    loaded = Signal(object)  # FolderAnalysis
+    status_message = Signal(str)
+
+    def __init__(self, catalog: ChipCatalog, runner: JobRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.catalog = catalog
+        self.runner = runner
+        self.result: FolderAnalysis | None = None
+        self.paths: list[Path] = []
+        self.current: RankAnalysis | None = None
+        self.top_n = 15
+        self.pending_rank: int | None = None
+        self._build()
+
+    # --- layout ---------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        layout = QVBoxLayout(self)
+        self.info = InfoBar()
+        layout.addWidget(self.info)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        layout.addWidget(splitter, 1)
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        self.hint = QLabel(self.tr("Drag a profiler folder here (a cluster root, *_ascend_pt rank folders or "
+                                   "ASCEND_PROFILER_OUTPUT), or use File → Open folder."))
+        self.hint.setWordWrap(True)
+        left_layout.addWidget(self.hint)
+        self.tree_model = RankTreeModel(self)
+        self.tree = QTreeView()
+        self.tree.setModel(self.tree_model)
+        self.tree.setUniformRowHeights(True)
+        self.tree.selectionModel().currentChanged.connect(self._tree_selected)
+        left_layout.addWidget(self.tree, 1)
+        splitter.addWidget(left)
+
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        self.title = QLabel("")
+        self.title.setStyleSheet("font-size: 11pt; font-weight: 600;")
+        self.title.setWordWrap(True)
+        right_layout.addWidget(self.title)
+        cards = QGridLayout()
+        self.card_ops = Card(self.tr("Operator MFU (算子达成率)"))
+        self.card_step = Card(self.tr("End-to-end step MFU"))
+        self.card_cube = Card(self.tr("Cube utilisation (hardware, not MFU)"))
+        self.card_tier = Card(self.tr("Fallback tier"))
+        self.card_chip = Card(self.tr("Chip and peak"))
+        for i, card in enumerate((self.card_ops, self.card_step, self.card_cube, self.card_tier, self.card_chip)):
+            cards.addWidget(card, 0, i)
+        right_layout.addLayout(cards)
+        self.tabs = QTabWidget()
+        right_layout.addWidget(self.tabs, 1)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([400, 1040])
+
+        # Charts
+        charts = QWidget()
+        grid = QGridLayout(charts)
+        self.hot_mode = QComboBox()
+        self.hot_mode.addItem(self.tr("Hot operators by lost time"), "lost_us")
+        self.hot_mode.addItem(self.tr("Hot operators by total time"), "time_us")
+        self.hot_mode.currentIndexChanged.connect(self._update_hot)
+        self.hot_chart = HotOpsChart()
+        self.scatter = MfuScatter()
+        self.scatter.kernel_clicked.connect(self.select_kernel)
+        self.steps_chart = StepBreakdownChart()
+        grid.addWidget(self.hot_mode, 0, 0)
+        grid.addWidget(self.hot_chart, 1, 0, 2, 1)
+        grid.addWidget(self.scatter, 1, 1)
+        grid.addWidget(self.steps_chart, 2, 1)
+        grid.setColumnStretch(0, 1)
+        grid.setColumnStretch(1, 1)
+        self.tabs.addTab(charts, self.tr("Charts"))
+
+        # Kernels
+        kernels = QWidget()
+        k_layout = QVBoxLayout(kernels)
+        filters = QHBoxLayout()
+        self.filter_type = QLineEdit()
+        self.filter_type.setPlaceholderText(self.tr("type contains…"))
+        self.filter_name = QLineEdit()
+        self.filter_name.setPlaceholderText(self.tr("name contains…"))
+        self.filter_status = QComboBox()
+        self.filter_status.addItem(self.tr("all statuses"), "")
+        for status in Status:
+            self.filter_status.addItem(ct(status.value), status.value)
+        self.filter_class = QComboBox()
+        self.filter_class.addItem(self.tr("all classes"), "")
+        for klass in KernelClass:
+            self.filter_class.addItem(ct(klass.value), klass.value)
+        for w in (self.filter_type, self.filter_name):
+            w.textChanged.connect(self._apply_filters)
+            filters.addWidget(w)
+        for w in (self.filter_status, self.filter_class):
+            w.currentIndexChanged.connect(self._apply_filters)
+            filters.addWidget(w)
+        self.kernel_count = QLabel("")
+        filters.addWidget(self.kernel_count)
+        k_layout.addLayout(filters)
+        k_split = QSplitter(Qt.Orientation.Vertical)
+        self.kernel_model = DataFrameModel(parent=self)
+        self.kernel_view = TableView()
+        self.kernel_view.setModel(self.kernel_model)
+        self.kernel_view.selectionModel().currentRowChanged.connect(self._kernel_selected)
+        k_split.addWidget(self.kernel_view)
+        explain = QWidget()
+        e_layout = QVBoxLayout(explain)
+        e_layout.setContentsMargins(0, 0, 0, 0)
+        self.kernel_derivation = QTextBrowser()
+        e_layout.addWidget(self.kernel_derivation)
+        self.calc_button = QPushButton(self.tr("Open in calculator"))
+        self.calc_button.setEnabled(False)
+        self.calc_button.clicked.connect(self._open_in_calculator)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.calc_button)
+        e_layout.addLayout(row)
+        k_split.addWidget(explain)
+        k_split.setSizes([500, 220])
+        k_layout.addWidget(k_split)
+        self.tabs.addTab(kernels, self.tr("Kernels"))
+        self._prefill: CalculatorPrefill | None = None
+
+        # Aggregate tables
+        self.type_model, self.shape_model, self.excl_model, self.steps_model, self.ranks_model = (
+            DataFrameModel(parent=self) for _ in range(5))
+        for model, title in ((self.type_model, self.tr("By type")), (self.shape_model, self.tr("By type and shape")),
+                             (self.excl_model, self.tr("Exclusions")), (self.steps_model, self.tr("Steps")),
+                             (self.ranks_model, self.tr("Ranks"))):
+            view = TableView()
+            view.setModel(model)
+            self.tabs.addTab(view, title)
+
+        # Assumptions and warnings
+        assumptions = QWidget()
+        a_layout = QVBoxLayout(assumptions)
+        box = QGroupBox(self.tr("Assumptions (changing one recomputes in the background)"))
+        form = QFormLayout(box)
+        self.chip_choice = QComboBox()
+        self.chip_choice.addItem(self.tr("Detected from the profile"), "")
+        for chip in catalog_names(self.catalog):
+            self.chip_choice.addItem(chip, chip)
+        self.fa_mode = QComboBox()
+        for value, label in (("auto", self.tr("inferred from the mask")), (0, self.tr("0 — full")),
+                             (2, self.tr("2 — leftUpCausal")), (3, self.tr("3 — rightDownCausal"))):
+            self.fa_mode.addItem(label, value)
+        self.fa_layout = QComboBox()
+        for value in ("auto", "BNSD", "BSND", "BSH", "SBH"):
+            self.fa_layout.addItem(self.tr("inferred from softmax_max") if value == "auto" else value, value)
+        self.fa_backward = QComboBox()
+        self.fa_backward.addItem(self.tr("model FLOPs (2× forward)"), "model")
+        self.fa_backward.addItem(self.tr("executed FLOPs (2.5×, HFU view)"), "executed")
+        self.convention = QComboBox()
+        self.convention.addItem(self.tr("exact geometry"), "exact")
+        self.convention.addItem(self.tr("seed (continuous)"), "seed")
+        self.hf32 = QCheckBox(self.tr("FP32 matmuls ran with HF32/TF32"))
+        form.addRow(self.tr("Chip (all ranks)"), self.chip_choice)
+        form.addRow(self.tr("FlashAttention sparse_mode"), self.fa_mode)
+        form.addRow(self.tr("FlashAttention layout"), self.fa_layout)
+        form.addRow(self.tr("FlashAttention backward"), self.fa_backward)
+        form.addRow(self.tr("Mask geometry"), self.convention)
+        form.addRow("", self.hf32)
+        for combo in (self.chip_choice, self.fa_mode, self.fa_layout, self.fa_backward, self.convention):
+            combo.currentIndexChanged.connect(self.reload)
+        self.hf32.toggled.connect(self.reload)
+        a_layout.addWidget(box)
+        self.rank_chips = QLabel("")
+        self.rank_chips.setWordWrap(True)
+        self.rank_chips.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        a_layout.addWidget(self.rank_chips)
+        self.warnings = QPlainTextEdit()
+        self.warnings.setReadOnly(True)
+        a_layout.addWidget(QLabel(self.tr("Warnings, capture configuration and conventions")))
+        a_layout.addWidget(self.warnings, 1)
+        self.tabs.addTab(assumptions, self.tr("Assumptions"))
+
+    def set_catalog(self, catalog: ChipCatalog) -> None:
+        """Use an edited catalog (the chip picker is refilled; a loaded profile is re-analysed)."""
+        self.catalog = catalog
+        current = self.chip_choice.currentData()
+        self.chip_choice.blockSignals(True)
+        self.chip_choice.clear()
+        self.chip_choice.addItem(self.tr("Detected from the profile"), "")
+        for chip in catalog_names(catalog):
+            self.chip_choice.addItem(chip, chip)
+        self.chip_choice.setCurrentIndex(max(self.chip_choice.findData(current), 0))
+        self.chip_choice.blockSignals(False)
+        self.reload()
+
+    # --- loading ----------------------------------------------------------------------------
+
+    def options(self) -> AnalysisOptions:
+        """Analysis options from the assumptions panel."""
+        mode = self.fa_mode.currentData()
+        return AnalysisOptions(
+            chip=self.chip_choice.currentData() or None,
+            hf32=self.hf32.isChecked(),
+            flops=FlopOptions(fa_sparse_mode=mode, fa_layout=self.fa_layout.currentData(),
+                              fa_backward=self.fa_backward.currentData(),
+                              mask_convention=self.convention.currentData()),
+            top_n=self.top_n,
+        )
+
+    def set_conventions(self, fa_backward: str, mask_convention: str, hf32: bool, chip: str | None = None) -> None:
+        """Apply remembered conventions without triggering a reload."""
+        for combo, value in ((self.fa_backward, fa_backward), (self.convention, mask_convention),
+                             (self.chip_choice, chip or "")):
+            combo.blockSignals(True)
+            combo.setCurrentIndex(max(combo.findData(value), 0))
+            combo.blockSignals(False)
+        self.hf32.blockSignals(True)
+        self.hf32.setChecked(hf32)
+        self.hf32.blockSignals(False)
+
+    def load(self, paths: list[Path]) -> None:
+        """Analyse ``paths`` in the background (replacing any load in progress)."""
+        self.paths = [Path(p) for p in paths]
+        self.reload()
+
+    def reload(self) -> None:
+        """Re-run the analysis of the current paths with the current assumptions."""
+        if not self.paths:
+            return
+        paths, options, catalog = list(self.paths), self.options(), self.catalog
+        self.info.hide()
+        self.status_message.emit(self.tr("Loading {0}…").format(", ".join(p.name for p in paths)))
+        self.runner.start(CHANNEL, lambda progress: analyze_paths(paths, options, catalog, progress),
+                          self._loaded, self._failed, label=self.tr("Analysing profile"))
+
+    def _failed(self, message: str) -> None:
+        self.info.show_message(self.tr("The analysis failed: {0}").format(message))
+
+    def _loaded(self, result: FolderAnalysis) -> None:
+        self.result = result
+        self.tree_model.set_analysis(result)
+        self.tree.expandAll()
+        for col in range(self.tree_model.columnCount()):
+            self.tree.resizeColumnToContents(col)
+        self.hint.setVisible(not result.ranks)
+        if not result.ranks:
+            self.info.show_message(self.tr("No rank could be loaded. {0}").format(" ".join(result.warnings)))
+            self._show_rank(None)
+        else:
+            problems = list(result.warnings)
+            self.info.show_message(" · ".join(problems[:3]) + (" …" if len(problems) > 3 else ""))
+            if self.pending_rank is None or not self.select_rank(self.pending_rank):
+                self._select_first()
+        self.loaded.emit(result)
+        self.status_message.emit(self.tr("Loaded {0} rank(s)").format(len(result.ranks)))
+
+    def _select_first(self) -> None:
+        root = self.tree_model.index(0, 0)
+        if root.data(ROLE_KIND) == "cluster":
+            target = root
+        else:
+            target = self.tree_model.index(0, 0, root) if self.tree_model.rowCount(root) else root
+        self.tree.setCurrentIndex(target)
+        self._tree_selected(target, QModelIndex())
+
+    def select_rank(self, rank: int) -> bool:
+        """Select a rank (by its rank id) in the tree; ``False`` when it is not loaded."""
+        for r in range(self.tree_model.rowCount()):
+            root = self.tree_model.index(r, 0)
+            for c in range(self.tree_model.rowCount(root)):
+                index = self.tree_model.index(c, 0, root)
+                if (index.data(ROLE_KIND) == "rank" and self.result is not None
+                        and self.result.ranks[int(index.data(ROLE_INDEX))].summary.rank == rank):
+                    self.tree.setCurrentIndex(index)
+                    self._tree_selected(index, QModelIndex())
+                    return True
+        return False
+
+    # --- showing ----------------------------------------------------------------------------
+
+    def _tree_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if self.result is None or not current.isValid():
+            return
+        first = current.siblingAtColumn(0)
+        kind = first.data(ROLE_KIND)
+        if kind == "rank":
+            self._show_rank(self.result.ranks[int(first.data(ROLE_INDEX))])
+        elif kind in ("cluster", "root"):
+            self._show_cluster()
+        elif kind == "failed":
+            failure = self.result.failures[int(first.data(ROLE_INDEX))]
+            self.info.show_message(self.tr("{0} was not loaded: {1}").format(failure.folder.path, failure.reason))
+
+    def _show_cluster(self) -> None:
+        assert self.result is not None
+        self.current = None
+        cluster = self.result.cluster
+        rate = cluster.rate
+        self.title.setText(self.tr("Cluster: {0} ranks").format(len(self.result.ranks)))
+        mfu = pct(rate.mfu) if rate.mfu is not None else (
+            f"{pct(rate.mfu_range[0])}–{pct(rate.mfu_range[1])}" if rate.mfu_range else "–")
+        self.card_ops.set(mfu, self.tr("all ranks, {0} TFLOP/s").format(sig(rate.achieved_tflops))
+                          if rate.achieved_tflops else "", mfu_css_color(rate.mfu))
+        table = cluster.table
+        span = cluster.mfu_step_range
+        self.card_step.set(f"{pct(span[0])}–{pct(span[1])}" if span else "–", self.tr("range over ranks"))
+        self.card_cube.set(pct(cluster.cube_utilization_mean) if cluster.cube_utilization_mean is not None else "–",
+                           self.tr("mean over ranks"))
+        self.card_tier.caption.setText(self.tr("Slow ranks"))
+        self.card_tier.set(", ".join(map(str, cluster.slow)) or self.tr("none"),
+                           self.tr("step time above the fastest rank + 5 %"))
+        chips = sorted({str(c) for c in table.get("chip", pd.Series(dtype=object)).dropna()})
+        self.card_chip.set(", ".join(chips) or self.tr("not confirmed"), "")
+        self.ranks_model.set_frame(table, cluster_columns(self.tr))
+        self.tabs.setCurrentIndex(0)
+        self.steps_chart.set_data(table, cluster.slow)
+        self._hot_tables = {"lost_us": cluster.hot_by_lost, "time_us": cluster.hot_by_time}
+        self._update_hot()
+        self.scatter.set_data(None)
+        self.kernel_model.set_frame(pd.DataFrame())
+        for model in (self.type_model, self.shape_model, self.excl_model, self.steps_model):
+            model.set_frame(pd.DataFrame())
+        self.kernel_count.setText(self.tr("select a rank to see its kernels"))
+        self._fill_assumptions(None)
+
+    def _show_rank(self, r: RankAnalysis | None) -> None:
+        self.current = r
+        if r is None:
+            self.title.setText("")
+            for card in (self.card_ops, self.card_step, self.card_cube, self.card_tier, self.card_chip):
+                card.set("–")
+            return
+        s = r.summary
+        self.title.setText(self.tr("Rank {0} — {1}").format(s.rank if s.rank >= 0 else "?", r.folder.path))
+        if s.mfu_ops is not None:
+            self.card_ops.set(pct(s.mfu_ops), self.tr("{0} TFLOP/s over {1} counted kernels").format(
+                sig(s.achieved_tflops), f"{s.countable_kernels:,}"), mfu_css_color(s.mfu_ops))
+        elif s.mfu_ops_range is not None:
+            self.card_ops.set(f"{pct(s.mfu_ops_range[0])}–{pct(s.mfu_ops_range[1])}", self.tr("chip not confirmed"))
+        else:
+            self.card_ops.set("–", self.tr("no FLOPs-based MFU"))
+        if s.mfu_step is not None:
+            self.card_step.set(pct(s.mfu_step), self.tr("step time {0} ms").format(sig(s.step_time_us / 1000)),
+                               mfu_css_color(s.mfu_step))
+        elif s.mfu_step_range is not None:
+            self.card_step.set(f"{pct(s.mfu_step_range[0])}–{pct(s.mfu_step_range[1])}", self.tr("chip not confirmed"))
+        else:
+            self.card_step.set("–", self.tr("no step trace") if s.step_time_us is None else "")
+        self.card_cube.set(pct(s.cube_utilization) if s.cube_utilization is not None else "–",
+                           self.tr("duration-weighted over cube/mix kernels"))
+        value = pct(s.tier.value) if s.tier.value is not None else "–"
+        self.card_tier.caption.setText(self.tr("Fallback tier"))
+        self.card_tier.set(f"T{s.tier.tier}: {value}", ct(s.tier.label) + ("\n" + "\n".join(s.tier.why)
+                                                                             if s.tier.why else ""))
+        self.card_chip.set(s.chip or self.tr("not confirmed"), s.peak_source)
+        frame = r.kernels
+        self.kernel_model.set_frame(frame, kernel_columns(frame, self.tr))
+        self._apply_filters()
+        self.type_model.set_frame(r.by_type, aggregate_columns(r.by_type, self.tr))
+        self.shape_model.set_frame(r.by_shape, aggregate_columns(r.by_shape, self.tr))
+        self.excl_model.set_frame(r.excluded, aggregate_columns(r.excluded, self.tr))
+        self.steps_model.set_frame(r.steps, aggregate_columns(r.steps, self.tr))
+        if self.result is not None:
+            self.ranks_model.set_frame(self.result.cluster.table, cluster_columns(self.tr))
+        self._hot_tables = {"lost_us": r.hot_by_lost, "time_us": r.hot_by_time}
+        self._update_hot()
+        scatter_frame = pd.DataFrame({"duration_us": frame[C.DURATION_US].to_numpy(),
+                                      "mfu": frame["mfu"].to_numpy(dtype=float)})
+        self.scatter.set_data(scatter_frame, frame[C.NAME].astype(object) if C.NAME in frame else None)
+        if self.result is not None:
+            self.steps_chart.set_data(self.result.cluster.table, self.result.cluster.slow)
+        self._fill_assumptions(r)
+
+    def _fill_assumptions(self, r: RankAnalysis | None) -> None:
+        if self.result is None:
+            return
+        lines = []
+        for rank in self.result.ranks:
+            s = rank.summary
+            lines.append(self.tr("rank {0}: {1} — {2}").format(s.rank, s.chip or self.tr("not confirmed"),
+                                                               s.peak_source))
+        self.rank_chips.setText("\n".join(lines[:64]))
+        text = []
+        if r is not None:
+            text += [self.tr("Capture: {0}").format(r.folder.config.describe()), *r.notes, "", *r.warnings]
+        text += ["", *self.result.warnings]
+        self.warnings.setPlainText("\n".join(text).strip())
+
+    def _update_hot(self) -> None:
+        by = self.hot_mode.currentData()
+        table = getattr(self, "_hot_tables", {}).get(by)
+        self.hot_chart.set_data(table, by, self.hot_mode.currentText())
+
+    def _apply_filters(self) -> None:
+        model = self.kernel_model
+        if model.frame.empty:
+            self.kernel_count.setText("")
+            return
+        keys = model.column_keys()
+        mask = np.ones(len(model.frame), dtype=bool)
+        if self.filter_type.text() and C.OP_TYPE in keys:
+            mask &= model.text_mask(C.OP_TYPE, self.filter_type.text())
+        if self.filter_name.text() and C.NAME in keys:
+            mask &= model.text_mask(C.NAME, self.filter_name.text())
+        if self.filter_status.currentData():
+            mask &= model.values_mask("status", {self.filter_status.currentData()})
+        if self.filter_class.currentData():
+            mask &= model.values_mask("klass", {self.filter_class.currentData()})
+        model.set_mask(None if mask.all() else mask)
+        self.kernel_count.setText(self.tr("{0} of {1} kernels").format(f"{model.rowCount():,}",
+                                                                       f"{len(model.frame):,}"))
+
+    def _kernel_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid() or self.current is None:
+            self.calc_button.setEnabled(False)
+            return
+        row = self.kernel_model.source_row(current.row())
+        record = self.current.kernels.iloc[row].to_dict()
+        derivation, prefill = explain_kernel(record, self.current.summary.chip, self.current.summary.peak_source,
+                                             self.options().flops)
+        self.kernel_derivation.setMarkdown(derivation_markdown(derivation))
+        self._prefill = prefill
+        self.calc_button.setEnabled(prefill.kind is not None)
+
+    def select_kernel(self, source_row: int) -> None:
+        """Select a kernel (frame position) in the kernel table, clearing filters that hide it."""
+        row = self.kernel_model.view_row(source_row)
+        if row < 0:
+            for w in (self.filter_type, self.filter_name):
+                w.blockSignals(True)
+                w.clear()
+                w.blockSignals(False)
+            for w in (self.filter_status, self.filter_class):
+                w.blockSignals(True)
+                w.setCurrentIndex(0)
+                w.blockSignals(False)
+            self._apply_filters()
+            row = self.kernel_model.view_row(source_row)
+        if row < 0:
+            return
+        index = self.kernel_model.index(row, 0)
+        self.kernel_view.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+        self.kernel_view.scrollTo(index)
+        self.tabs.setCurrentIndex(1)
+
+    def _open_in_calculator(self) -> None:
+        if self._prefill is not None:
+            self.open_in_calculator.emit(self._prefill)
+
+
+def catalog_names(catalog: ChipCatalog) -> list[str]:
+    """Chip identifiers for pickers."""
+    return [c.identifier for c in catalog.chips]
+
+
+def aggregate_columns(frame: pd.DataFrame, tr) -> list[ColumnSpec]:
+    """Readable specs for the aggregate tables."""
+    labels = {
+        "type": (tr("Type"), None), "input_shapes": (tr("Input shapes"), None),
+        "output_shapes": (tr("Output shapes"), None), "dtype": (tr("Dtype"), None),
+        "count": (tr("Count"), fmt_int), "time_us": (tr("Time (µs)"), fmt_us),
+        "time_share": (tr("Share"), fmt_pct), "counted": (tr("Counted"), fmt_int),
+        "counted_time_us": (tr("Counted time (µs)"), fmt_us), "flops": (tr("FLOPs"), fmt_flops),
+        "flops_per_call": (tr("FLOPs per call"), fmt_flops), "mean_us": (tr("Mean (µs)"), fmt_us),
+        "achieved_tflops": (tr("Achieved TFLOP/s"), fmt_number), "mfu": (tr("MFU"), fmt_pct),
+        "mfu_lo": (tr("MFU low"), fmt_pct), "mfu_hi": (tr("MFU high"), fmt_pct),
+        "cube_utilization": (tr("Cube util (%)"), fmt_number), "lost_us": (tr("Lost (µs)"), fmt_us),
+        "status": (tr("Status"), None), "reason": (tr("Reason"), None), "assumption": (tr("Assumption"), None),
+        "confidence": (tr("Confidence"), None), "step": (tr("Step"), None),
+        "computing": (tr("Computing (µs)"), fmt_us), "comm_not_overlapped": (tr("Comm not overlapped (µs)"), fmt_us),
+        "overlapped": (tr("Overlapped (µs)"), fmt_us), "communication": (tr("Communication (µs)"), fmt_us),
+        "free": (tr("Free (µs)"), fmt_us), "stage": (tr("Stage (µs)"), fmt_us), "bubble": (tr("Bubble (µs)"), fmt_us),
+        "step_time_us": (tr("Step time (µs)"), fmt_us), "mfu_step": (tr("Step MFU"), fmt_pct),
+        "mfu_lo_step": (tr("Step MFU low"), fmt_pct), "mfu_hi_step": (tr("Step MFU high"), fmt_pct),
+    }
+    specs = []
+    for col in frame.columns:
+        header, fmt = labels.get(col, (str(col), fmt_number))
+        specs.append(ColumnSpec(col, header, fmt, color_mfu=col in ("mfu", "mfu_step")))
+    return specs
+
+
+def cluster_columns(tr) -> list[ColumnSpec]:
+    """Specs of the cluster table."""
+    return [ColumnSpec("rank", tr("Rank"), fmt_int), ColumnSpec("chip", tr("Chip")),
+            ColumnSpec("mfu_ops", tr("Operator MFU"), fmt_pct, color_mfu=True),
+            ColumnSpec("mfu_step", tr("Step MFU"), fmt_pct, color_mfu=True),
+            ColumnSpec("cube_utilization", tr("Cube util"), fmt_pct), ColumnSpec("tier", tr("Tier"), fmt_int),
+            ColumnSpec("step_time_us", tr("Step time (µs)"), fmt_us), ColumnSpec("computing", tr("Computing (µs)"),
+                                                                                 fmt_us),
+            ColumnSpec("comm_not_overlapped", tr("Comm not overlapped (µs)"), fmt_us),
+            ColumnSpec("free", tr("Free (µs)"), fmt_us), ColumnSpec("bubble", tr("Bubble (µs)"), fmt_us),
+            ColumnSpec("kernels", tr("Kernels"), fmt_int), ColumnSpec("countable_kernels", tr("Counted"), fmt_int),
+            ColumnSpec("slow", tr("Slow"), fmt_int), ColumnSpec("path", tr("Folder"))]

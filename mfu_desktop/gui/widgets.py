@@ -1,0 +1,157 @@
+"""Small reusable widgets: validated number fields, summary cards, an info bar."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+
+from mfu_desktop.core.shapes import ShapeError, parse_dims
+
+_ERROR_STYLE = "QLineEdit { border: 1px solid #d9534f; background: rgba(217, 83, 79, 40); }"
+
+
+class Field(QLineEdit):
+    """A line edit that parses its text and marks itself invalid with the reason as tooltip.
+
+    ``kind``: ``int`` (positive), ``nonneg_int``, ``float`` (positive), ``nonneg_float``, ``shape``
+    (``2,4096,32,128``), ``ints`` (``3,7,12``), ``text``.
+    """
+
+    def __init__(self, kind: str = "int", placeholder: str = "", optional: bool = False,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.kind = kind
+        self.optional = optional
+        self.setPlaceholderText(placeholder)
+        self._help = placeholder
+        self.setClearButtonEnabled(True)
+
+    def value(self) -> object:
+        """The parsed value, ``None`` when empty; raises ValueError with a reason when invalid."""
+        text = self.text().strip().replace("_", "")
+        if not text:
+            return None
+        if self.kind in ("int", "nonneg_int"):
+            try:
+                value = int(float(text)) if "e" in text.lower() else int(text.replace(",", ""))
+            except ValueError:
+                raise ValueError(self.tr("“{0}” is not an integer").format(text)) from None
+            if value < 0 or (self.kind == "int" and value == 0):
+                raise ValueError(self.tr("must be positive") if self.kind == "int" else self.tr("must not be negative"))
+            return value
+        if self.kind in ("float", "nonneg_float"):
+            try:
+                value = float(text.replace(",", ""))
+            except ValueError:
+                raise ValueError(self.tr("“{0}” is not a number").format(text)) from None
+            if value < 0 or (self.kind == "float" and value == 0) or value != value:
+                message = self.tr("must be positive") if self.kind == "float" else self.tr("must not be negative")
+                raise ValueError(message)
+            return value
+        if self.kind == "shape":
+            try:
+                return parse_dims(text)
+            except ShapeError:
+                raise ValueError(self.tr("“{0}” is not a shape such as 2,4096,32,128").format(text)) from None
+        if self.kind == "ints":
+            try:
+                values = [int(p) for p in text.replace(" ", "").split(",") if p]
+            except ValueError:
+                raise ValueError(self.tr("“{0}” is not a list of integers such as 3,7,12").format(text)) from None
+            if not values or any(v < 0 for v in values):
+                raise ValueError(self.tr("give non-negative integers separated by commas"))
+            return values
+        return text
+
+    def checked(self, errors: list[str], label: str) -> object:
+        """Parse, mark the field valid/invalid, and append ``label: reason`` to ``errors`` when invalid."""
+        try:
+            value = self.value()
+        except ValueError as exc:
+            self.mark_invalid(str(exc))
+            errors.append(f"{label}: {exc}")
+            return None
+        self.mark_valid()
+        return value
+
+    def mark_invalid(self, reason: str) -> None:
+        """Red border and the reason as tooltip."""
+        self.setStyleSheet(_ERROR_STYLE)
+        self.setToolTip(reason)
+
+    def mark_valid(self) -> None:
+        """Back to normal."""
+        self.setStyleSheet("")
+        self.setToolTip(self._help)
+
+
+class Card(QFrame):
+    """A summary card: a caption and a big value, optionally coloured."""
+
+    def __init__(self, caption: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setObjectName("card")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 6, 10, 6)
+        self.caption = QLabel(caption)
+        self.caption.setStyleSheet("color: palette(placeholder-text); font-size: 9pt;")
+        self.value = QLabel("–")
+        self.value.setStyleSheet("font-size: 15pt; font-weight: 600;")
+        self.detail = QLabel("")
+        self.detail.setWordWrap(True)
+        self.detail.setStyleSheet("font-size: 8pt;")
+        layout.addWidget(self.caption)
+        layout.addWidget(self.value)
+        layout.addWidget(self.detail)
+
+    def set(self, value: str, detail: str = "", color: str | None = None) -> None:
+        """Show a value (and a detail line); ``color`` is a CSS colour for the value."""
+        self.value.setText(value)
+        self.detail.setText(detail)
+        self.detail.setVisible(bool(detail))
+        self.value.setStyleSheet("font-size: 15pt; font-weight: 600;" + (f" color: {color};" if color else ""))
+
+
+class InfoBar(QFrame):
+    """A non-modal message line with a close button (for warnings that must not block)."""
+
+    closed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet("InfoBar { background: rgba(240, 173, 78, 60); border-radius: 4px; }")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        self.label = QLabel("")
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QPushButton("✕")
+        close.setFlat(True)
+        close.setFixedWidth(28)
+        close.clicked.connect(self.hide)
+        close.clicked.connect(self.closed)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(close)
+        self.hide()
+
+    def show_message(self, text: str) -> None:
+        """Show (replacing any previous message)."""
+        self.label.setText(text)
+        self.setVisible(bool(text))
+
+
+def mfu_css_color(value: float | None) -> str | None:
+    """CSS colour of an MFU band (None when unknown)."""
+    if value is None or value != value:
+        return None
+    if value > 1.0:
+        return "#b040b0"
+    if value >= 0.6:
+        return "#2e9d52"
+    if value >= 0.3:
+        return "#c79a00"
+    if value >= 0.2:
+        return "#e0782a"
+    return "#d9534f"

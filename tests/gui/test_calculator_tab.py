@@ -1,0 +1,127 @@
+"""Calculator tab: typing into the fields gives the engine's numbers (spec reference cases)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QGuiApplication
+
+from mfu_desktop.core.chips import default_catalog
+from mfu_desktop.core.explain import CalculatorPrefill
+from mfu_desktop.core.mfu import calc_gemm
+from mfu_desktop.core.numbers import pct
+from mfu_desktop.gui.tabs.calculator_tab import CUSTOM_PEAK, KINDS, CalculatorTab
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def calc(qtbot):
+    tab = CalculatorTab(default_catalog())
+    qtbot.addWidget(tab)
+    return tab
+
+
+def type_into(qtbot, field, text: str) -> None:
+    field.clear()
+    qtbot.keyClicks(field, text)
+
+
+def choose(combo, data) -> None:
+    combo.setCurrentIndex(combo.findData(data))
+
+
+def test_gemm_transpose_trap_case_as_typed(calc, qtbot):
+    choose(calc.kind, "gemm")
+    type_into(qtbot, calc.fields["m"], "4096")
+    type_into(qtbot, calc.fields["n"], "1024")
+    type_into(qtbot, calc.fields["k"], "6144")
+    choose(calc.chip, "Huawei Ascend 910B2")
+    choose(calc.dtype, "bf16")
+    type_into(qtbot, calc.time, "200")
+    choose(calc.unit, "µs")
+    qtbot.waitUntil(lambda: calc.card_flops.value.text() == "51,539,607,552")
+    peak = default_catalog().peak("Huawei Ascend 910B2", "bf16")
+    expected = calc_gemm(4096, 1024, 6144, 200e-6, peak)
+    assert calc.card_mfu.value.text() == pct(expected.mfu) == "72.8 %"
+    assert calc.card_achieved.value.text() == "258"
+    assert calc.peak.text() == "353.9" and "Cube BF16" in calc.peak_source.text()
+    text = calc.derivation.toPlainText()
+    assert "2 × 4096 × 1024 × 6144" in text and "72.8 %" in text
+
+
+def test_time_units_and_custom_peak(calc, qtbot):
+    choose(calc.kind, "gemm")
+    choose(calc.chip, CUSTOM_PEAK)
+    type_into(qtbot, calc.peak, "400")
+    type_into(qtbot, calc.time, "0.2")
+    choose(calc.unit, "ms")
+    expected = 2 * 4096 * 1024 * 6144 / 0.2e-3 / 1e12 / 400
+    qtbot.waitUntil(lambda: calc.card_mfu.value.text() == pct(expected) == "64.4 %")
+    choose(calc.unit, "s")
+    qtbot.waitUntil(lambda: calc.card_mfu.value.text() == pct(expected / 1000))
+    assert "entered by you" in calc.peak_source.text()
+
+
+def test_invalid_and_missing_fields_are_marked(calc, qtbot):
+    choose(calc.kind, "gemm")
+    type_into(qtbot, calc.fields["m"], "40x6")
+    qtbot.waitUntil(lambda: "M:" in calc.problems.text())
+    assert calc.card_mfu.value.text() == "–"
+    assert "not" in calc.fields["m"].toolTip()
+    type_into(qtbot, calc.fields["m"], "4096")
+    type_into(qtbot, calc.time, "")
+    qtbot.waitUntil(lambda: "Missing inputs" in calc.problems.text() or "time" in calc.problems.text())
+    assert calc.card_flops.value.text() == "51,539,607,552"  # FLOPs need no time
+
+
+def test_flash_attention_sample_row(calc, qtbot):
+    choose(calc.kind, "fa_fwd")
+    choose(calc.fa_layout, "SBH")
+    for key, text in (("fa_q", "4096,2,512"), ("fa_k", "4096,2,512"), ("fa_v", "4096,2,512"), ("fa_heads", "4")):
+        type_into(qtbot, calc.fields[key], text)
+    choose(calc.fa_mode, 0)
+    choose(calc.chip, CUSTOM_PEAK)
+    type_into(qtbot, calc.peak, "294.912")
+    type_into(qtbot, calc.time, "410.188")
+    choose(calc.unit, "µs")
+    qtbot.waitUntil(lambda: calc.card_flops.value.text() == "68,719,476,736")
+    assert calc.card_achieved.value.text() == "168"
+    assert calc.card_mfu.value.text() == pct(68_719_476_736 / 410.188e-6 / 1e12 / 294.912)
+
+
+def test_palm_reference_values(calc, qtbot):
+    choose(calc.kind, "model")
+    for key, text in (("md_params", "540e9"), ("md_layers", "118"), ("md_heads", "48"), ("md_head_dim", "256"),
+                      ("md_seq", "2048"), ("md_tokens", "238.3e3")):
+        type_into(qtbot, calc.fields[key], text)
+    choose(calc.chip, CUSTOM_PEAK)
+    type_into(qtbot, calc.peak, "275")
+    type_into(qtbot, calc.chips_count, "6144")
+    qtbot.waitUntil(lambda: calc.card_mfu.value.text() == "46.2 %")
+    assert calc.card_achieved.value.text() == "45.7 %"  # without attention
+    assert "HFU 57.8 %" in calc.card_mfu.detail.text()
+
+
+def test_copy_derivation_as_markdown(calc, qtbot):
+    calc.recompute()
+    text = calc.copy_markdown()
+    assert text.startswith("### ") and "FLOPs" in text
+    assert QGuiApplication.clipboard().text() == text
+
+
+def test_prefill_from_a_kernel(calc, qtbot):
+    prefill = CalculatorPrefill(kind="gemm", values={"m": 8192, "n": 512, "k": 4096, "batch": 3}, dtype="fp16",
+                                chip="Huawei Ascend 910B3", time_us=123.5)
+    calc.prefill(prefill)
+    assert calc.kind.currentData() == "batched"
+    assert [calc.fields[k].text() for k in ("b_batch", "b_m", "b_n", "b_k")] == ["3", "8192", "512", "4096"]
+    assert calc.chip.currentData() == "Huawei Ascend 910B3" and calc.dtype.currentData() == "fp16"
+    assert calc.time.text() == "123.5" and calc.unit.currentData() == "µs"
+    assert calc.card_flops.value.text() == f"{2 * 3 * 8192 * 512 * 4096:,}"
+
+
+def test_every_kind_computes_without_errors_on_its_defaults(calc, qtbot):
+    for kind in KINDS:
+        choose(calc.kind, kind)
+        calc.recompute()
+        assert calc.card_flops.value.text() != "–", (kind, calc.problems.text())

@@ -1,0 +1,258 @@
+"""The main window driven like a user: drop folders, read the numbers, cancel, export, settings."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
+
+from mfu_desktop.core.analysis import AnalysisOptions
+from mfu_desktop.core.numbers import pct
+from mfu_desktop.core.paths import demo_profile_dir
+from mfu_desktop.core.profile_analysis import analyze_paths
+from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.gui.dialogs.export_dialog import ExportChoice
+from mfu_desktop.gui.models.rank_tree import ROLE_KIND
+from mfu_desktop.gui.settings import load_settings, settings_path
+from tests.gui.conftest import wait_idle
+
+pytestmark = pytest.mark.gui
+
+FA_SAMPLE = "msprof-analyze/test/ut/advisor/compute_advice/data"
+FA_FLOPS = 68_719_476_736
+
+
+def drop_on(widget, paths: list[Path]) -> None:
+    """Drag file URLs over ``widget`` and drop them, through the window the way the platform does.
+
+    The events go to the native window (QWidgetWindow), which picks the widget under the
+    cursor and walks up to the first one that accepts drops, exactly as for a real drag.
+    """
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    window = widget.window()
+    pos = widget.mapTo(window, QPoint(5, 5))
+    for kind in (QDragEnterEvent, QDragMoveEvent):
+        event = kind(pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+        QApplication.sendEvent(window.windowHandle(), event)
+        assert event.isAccepted(), "the window refused the drag"
+    drop = QDropEvent(QPointF(pos), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                      Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window.windowHandle(), drop)
+
+
+def tree_ranks(window) -> list[str]:
+    model = window.profiler.tree_model
+    names = []
+    for r in range(model.rowCount()):
+        root = model.index(r, 0)
+        for c in range(model.rowCount(root)):
+            index = model.index(c, 0, root)
+            if index.data(ROLE_KIND) == "rank":
+                names.append(index.data())
+    return names
+
+
+def test_drop_sample_folder_shows_the_engines_numbers(make_window, qtbot, samples):
+    window = make_window("--lang", "en")
+    folder = samples / FA_SAMPLE
+    drop_on(window.calculator.derivation, [folder])  # dropped on a child widget of another tab
+    assert window.tabs.currentWidget() is window.profiler
+    wait_idle(qtbot, window)
+    result = window.profiler.result
+    assert result is not None and len(result.ranks) == 1
+    assert tree_ranks(window) == ["rank 0"] or len(tree_ranks(window)) == 1
+
+    expected = analyze_paths([folder], AnalysisOptions(), use_cache=False).ranks[0]
+    s = expected.summary
+    assert window.profiler.card_ops.value.text() == pct(s.mfu_ops)
+    assert window.profiler.card_chip.value.text() == "Huawei Ascend 910B3"
+
+    model = window.profiler.kernel_model
+    assert model.rowCount() == len(expected.kernels)
+    frame = model.frame
+    source = int(((frame[C.OP_TYPE] == "FlashAttentionScore") & (frame[C.DURATION_US] == 410.188)).to_numpy().argmax())
+    window.profiler.select_kernel(source)
+    row = model.view_row(source)
+    keys = model.column_keys()
+    assert model.data(model.index(row, keys.index("mfu"))) == f"{expected.kernels['mfu'].iloc[source] * 100:.3g} %"
+    assert float(model.raw(row, keys.index("flops"))) == FA_FLOPS
+    assert "68,719,476,736" in window.profiler.kernel_derivation.toPlainText()
+
+    # "Open in calculator" reproduces the kernel in the calculator
+    assert window.profiler.calc_button.isEnabled()
+    window.profiler.calc_button.click()
+    assert window.tabs.currentWidget() is window.calculator
+    window.calculator.recompute()
+    assert window.calculator.card_flops.value.text() == "68,719,476,736"
+    assert window.calculator.card_achieved.value.text() == "168"  # 167.5 TFLOP/s at 3 significant figures
+
+    # aggregate tables are filled from the same analysis
+    assert window.profiler.type_model.rowCount() == len(expected.by_type)
+    assert window.profiler.excl_model.rowCount() == len(expected.excluded)
+
+
+def test_drop_two_rank_folders_and_cluster_node(make_window, qtbot, samples):
+    window = make_window("--lang", "en")
+    level1 = samples / "msinsight/test/data/pytorch/text/level1"
+    drop_on(window.tabs, [level1 / "rank0_ascend_pt", level1 / "rank1_ascend_pt"])
+    wait_idle(qtbot, window)
+    assert len(window.profiler.result.ranks) == 2
+    assert len(tree_ranks(window)) == 2
+    model = window.profiler.tree_model
+    cluster = model.index(0, 0)  # one cluster node over both dropped rank folders
+    assert cluster.data(ROLE_KIND) == "cluster"
+    assert window.profiler.tree.currentIndex() == cluster  # several ranks open on the cluster view
+    window.profiler.tree.setCurrentIndex(cluster)
+    assert window.profiler.title.text().startswith("Cluster")
+    assert window.profiler.ranks_model.rowCount() == 2
+
+
+def test_dropping_a_file_or_nothing_gives_a_message_not_a_crash(make_window, qtbot, tmp_path):
+    window = make_window("--lang", "en")
+    note = tmp_path / "notes.txt"
+    note.write_text("hello")
+    drop_on(window.tabs, [note])
+    wait_idle(qtbot, window)
+    assert window.profiler.info.isVisible()
+    assert "is a file, not a profiler folder" in window.profiler.info.label.text()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    drop_on(window.tabs, [empty])
+    wait_idle(qtbot, window)
+    assert "No rank could be loaded" in window.profiler.info.label.text()
+    window.open_paths([tmp_path / "missing"])
+    assert "does not exist" in window.info.label.text()
+
+
+def test_demo_prediction_fills_results(make_window, qtbot):
+    window = make_window("--lang", "en", "--demo", "--tab", "prediction")
+    wait_idle(qtbot, window, timeout=120000)
+    prediction = window.prediction.prediction
+    assert prediction is not None
+    targets = window.prediction.selected_targets()
+    assert window.prediction.summary_model.rowCount() == len(targets) == len(prediction.targets)
+    from mfu_desktop.core.predict import summary_frame
+
+    summary = summary_frame(prediction)
+    keys = window.prediction.summary_model.column_keys()
+    col = keys.index("relative_performance")
+    shown = {window.prediction.summary_model.raw(r, keys.index("device")):
+             window.prediction.summary_model.raw(r, col) for r in range(len(summary))}
+    for device, value in zip(summary["device"], summary["relative_performance"]):
+        assert shown[device] == pytest.approx(value)
+    # per-kernel detail for the first chip
+    window.prediction.summary_view.selectRow(0)
+    wait_idle(qtbot, window)
+    assert window.prediction.detail_model.rowCount() > 0
+
+
+def test_cancel_stops_a_load_and_drops_its_result(make_window, qtbot, tmp_path):
+    from mfu_desktop.demo import generate
+
+    big = generate(tmp_path / "big", ranks=4, steps=2, kernels=60_000)
+    window = make_window("--lang", "en")
+    window.open_paths([big])
+    assert window.runner.busy()
+    assert window.cancel_button.isVisible() or not window.isVisible()
+    window.cancel_work()
+    assert window.runner.wait(60000)
+    qtbot.wait(50)
+    assert window.runner.running_jobs() == 0
+    assert window.profiler.result is None  # the cancelled job's result never reached the screen
+    assert not window.runner.busy()
+    assert not [t for t in threading.enumerate() if t.name.startswith("ThreadPoolExecutor") and t.is_alive()]
+
+
+def test_new_drop_mid_load_wins(make_window, qtbot, samples):
+    window = make_window("--lang", "en")
+    window.open_paths([demo_profile_dir()], remember=False)
+    folder = samples / FA_SAMPLE
+    window.open_paths([folder])
+    wait_idle(qtbot, window, timeout=120000)
+    assert [r.folder.path for r in window.profiler.result.ranks] == [folder]
+
+
+def test_export_writes_tables_charts_and_refuses_the_profile_folder(make_window, qtbot, tmp_path):
+    window = make_window("--lang", "en", "--demo")
+    wait_idle(qtbot, window, timeout=120000)
+    target = tmp_path / "export"
+    window.export_to(ExportChoice(target, ["csv"], ["png", "svg"]))
+    wait_idle(qtbot, window)
+    names = {p.name for p in target.iterdir()}
+    assert {"kernels.csv", "by_type.csv", "summary.md", "summary.json", "hot_operators.png", "mfu_scatter.svg",
+            "step_breakdown.png", "relative_performance.png"} <= names
+    assert not [n for n in names if n.endswith(".tmp")]
+    svg = (target / "mfu_scatter.svg").read_text(encoding="utf-8")
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg and len(svg) > 2000
+    from PySide6.QtGui import QImage
+
+    png = QImage(str(target / "hot_operators.png"))
+    assert png.width() >= 800 and png.height() > 100
+    assert "top kernels by lost MFU" in (target / "summary.md").read_text(encoding="utf-8")
+    inside = window.profiler.result.ranks[0].folder.path / "export"
+    window.export_to(ExportChoice(inside, ["csv"], ["png"]))
+    assert "refusing to write into the profiler folder" in window.info.label.text()
+    assert not inside.exists()
+
+
+def test_settings_survive_a_restart(make_window, qtbot, samples):
+    window = make_window("--lang", "en")
+    folder = samples / FA_SAMPLE
+    window.open_paths([folder])
+    wait_idle(qtbot, window)
+    window.profiler.chip_choice.setCurrentIndex(window.profiler.chip_choice.findData("Huawei Ascend 910B4"))
+    window.profiler.fa_backward.setCurrentIndex(window.profiler.fa_backward.findData("executed"))
+    wait_idle(qtbot, window)
+    window.resize(1234, 777)
+    window.shutdown()
+    saved = json.loads(settings_path().read_text(encoding="utf-8"))
+    assert saved["recent_folders"][0] == str(folder)
+    assert saved["fa_backward"] == "executed"
+    assert "Huawei Ascend 910B4" in saved["chip_per_folder"].values()
+    again = make_window("--lang", "en")
+    assert again.profiler.fa_backward.currentData() == "executed"
+    again.open_paths([folder])
+    assert again.profiler.chip_choice.currentData() == "Huawei Ascend 910B4"
+    wait_idle(qtbot, again)
+    assert again.profiler.result.ranks[0].summary.chip == "Huawei Ascend 910B4"
+
+
+def test_corrupt_settings_start_with_defaults_backup_and_one_notice(make_window, qtbot):
+    path = settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{not json", encoding="utf-8")
+    window = make_window("--lang", "en")
+    assert "Settings file was unreadable" in window.info.label.text()
+    backups = list(path.parent.glob("settings.json.bad-*"))
+    assert len(backups) == 1 and backups[0].read_text(encoding="utf-8") == "{not json"
+    window.shutdown()
+    assert load_settings().notice == ""  # said once: the next start is clean
+
+
+def test_theme_and_language_menus(make_window, qtbot):
+    window = make_window("--lang", "en", "--demo")
+    wait_idle(qtbot, window, timeout=120000)
+    window.set_theme("dark")
+    assert QApplication.instance().palette().window().color().lightness() < 100
+    window.set_theme("light")
+    window.set_language("zh_CN")
+    assert load_settings().language == "zh_CN"
+    assert "next time" in window.info.label.text()
+
+
+def test_screenshot_command_writes_a_png_per_tab(qapp, tmp_path):
+    from PySide6.QtGui import QImage
+
+    from mfu_desktop.gui.app import main
+
+    for tab in ("calculator", "profiler", "prediction"):
+        out = tmp_path / f"{tab}.png"
+        assert main(["--demo", "--lang", "en", "--tab", tab, "--screenshot", str(out), "--size", "1200x800"]) == 0
+        image = QImage(str(out))
+        assert (image.width(), image.height()) == (1200, 800)
