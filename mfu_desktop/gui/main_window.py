@@ -145,13 +145,21 @@ class MainWindow(QMainWindow):
         self.progress_text.setText(label)
 
     def _job_progress(self, fraction: float, text: str) -> None:
-        self.progress.setValue(int(fraction * 1000))
-        if text:
+        # QProgressBar repaints synchronously on setValue: move it in visible steps only.
+        value = int(fraction * 100) * 10
+        if value != self.progress.value():
+            self.progress.setValue(value)
+        if text and text[:80] != self.progress_text.text():
             self.progress_text.setText(text[:80])
 
     def show_status(self, text: str) -> None:
         """A transient message in the status bar."""
         self.status_label.setText(text)
+
+    def is_busy(self) -> bool:
+        """Background jobs running or scheduled, or a display still being assembled."""
+        return (self.runner.busy() or self.runner.running_jobs() > 0 or self.profiler.settling()
+                or self.prediction.settling())
 
     def cancel_work(self) -> None:
         """Cancel every background job; their results are dropped."""

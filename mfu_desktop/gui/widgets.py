@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from mfu_desktop.core.shapes import ShapeError, parse_dims
 
@@ -85,6 +85,9 @@ class Field(QLineEdit):
         self.setToolTip(self._help)
 
 
+CARD_HEIGHT = 118
+
+
 class Card(QFrame):
     """A summary card: a caption and a big value, optionally coloured."""
 
@@ -104,11 +107,18 @@ class Card(QFrame):
         layout.addWidget(self.caption)
         layout.addWidget(self.value)
         layout.addWidget(self.detail)
+        layout.addStretch(1)
+        # A fixed box: new values never resize the row, so the charts below are not re-laid out
+        # (and re-rendered) every time a card changes. Long details are clipped; the tooltip has all.
+        self.setFixedHeight(CARD_HEIGHT)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setMinimumWidth(120)
 
     def set(self, value: str, detail: str = "", color: str | None = None) -> None:
         """Show a value (and a detail line); ``color`` is a CSS colour for the value."""
         self.value.setText(value)
         self.detail.setText(detail)
+        self.setToolTip(f"{self.caption.text()}: {value}" + (f"\n{detail}" if detail else ""))
         self.detail.setVisible(bool(detail))
         self.value.setStyleSheet("font-size: 15pt; font-weight: 600;" + (f" color: {color};" if color else ""))
 

@@ -33,4 +33,9 @@ def make_window(qtbot, qapp):
 
 def wait_idle(qtbot, window, timeout: int = 60000) -> None:
     """Wait until no background job runs."""
-    qtbot.waitUntil(lambda: not window.runner.busy() and window.runner.running_jobs() == 0, timeout=timeout)
+    def idle() -> bool:
+        return not window.is_busy()
+
+    qtbot.waitUntil(idle, timeout=timeout)
+    qtbot.wait(30)  # staged display steps (zero-delay timers) and follow-up jobs
+    qtbot.waitUntil(idle, timeout=timeout)

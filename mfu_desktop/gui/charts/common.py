@@ -40,8 +40,9 @@ def band_brushes(values: np.ndarray) -> list:
     return list(np.array(palette, dtype=object)[codes])
 
 
-def make_plot(title: str, x_label: str, y_label: str, x_units: str = "", y_units: str = "") -> pg.PlotWidget:
-    """A plot with a title and labelled axes (units shown)."""
+def make_plot(title: str, x_label: str, y_label: str, x_units: str = "", y_units: str = "",
+              left_width: int = 62) -> pg.PlotWidget:
+    """A plot with a title and labelled axes (units shown); ``left_width`` px for the left axis."""
     plot = pg.PlotWidget()
     plot.setTitle(title)
     plot.setLabel("bottom", x_label, units=x_units or None)
@@ -49,6 +50,10 @@ def make_plot(title: str, x_label: str, y_label: str, x_units: str = "", y_units
     plot.showGrid(x=True, y=True, alpha=0.2)
     plot.setMenuEnabled(False)
     plot.setMinimumHeight(220)
+    # Fixed axis sizes: pyqtgraph otherwise re-sizes axes to their tick labels, and every
+    # re-size re-lays out and repaints the plot (several rounds on first display and on new data).
+    plot.getAxis("left").setWidth(left_width)
+    plot.getAxis("bottom").setHeight(44)
     return plot
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ from mfu_desktop.gui.charts.common import (
 
 #: The scatter shows at most this many kernels (the longest ones); a million points would
 #: make the plot unusable and add nothing a table does not show better.
-SCATTER_LIMIT = 20_000
+SCATTER_LIMIT = 8_000
 
 
 class HotOpsChart(QWidget):
@@ -29,7 +30,7 @@ class HotOpsChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = make_plot(self.tr("Hot operators"), self.tr("time"), "", x_units="s")
+        self.plot = make_plot(self.tr("Hot operators"), self.tr("time"), "", x_units="s", left_width=250)
         self.plot.getPlotItem().invertY(True)
         self.bars = pg.BarGraphItem(x0=[], y=[], height=0.7, width=[])
         self.plot.addItem(self.bars)
@@ -57,6 +58,43 @@ class HotOpsChart(QWidget):
         self.plot.setXRange(0, max(values.max(), 1e-9), padding=0.05)
 
 
+@dataclass
+class ScatterPoints:
+    """The kernels a scatter shows: x = log10(duration µs), MFU fractions, frame positions, tooltips."""
+
+    x: np.ndarray
+    mfu: np.ndarray
+    rows: np.ndarray
+    data: list[tuple[int, str]]
+    counted: int
+
+
+def scatter_points(duration_us: np.ndarray | None, mfu: np.ndarray | None,
+                   names: pd.Series | None = None, limit: int | None = None) -> ScatterPoints:
+    """Choose and prepare the scatter's points (no Qt: safe on a worker thread).
+
+    Kernels without a finite MFU are left out; above ``limit`` the longest kernels are kept.
+    Categorical names are materialised only for the kept kernels.
+    """
+    limit = SCATTER_LIMIT if limit is None else limit
+    mfu = np.asarray(mfu if mfu is not None else [], dtype=np.float64)
+    dur = np.asarray(duration_us if duration_us is not None else [], dtype=np.float64)
+    finite = np.isfinite(mfu)
+    rows = np.flatnonzero(finite)
+    if len(rows) > limit:
+        rows = rows[downsample_indices(len(rows), limit, dur[rows])]
+    if names is None:
+        label = np.full(len(rows), "", dtype=object)
+    elif isinstance(names.dtype, pd.CategoricalDtype):
+        codes = names.cat.codes.to_numpy()[rows]
+        categories = np.asarray(names.cat.categories, dtype=object)
+        label = np.where(codes >= 0, categories[np.maximum(codes, 0)] if len(categories) else "", "")
+    else:
+        label = names.to_numpy(dtype=object)[rows]
+    return ScatterPoints(x=np.log10(np.maximum(dur[rows], 1e-3)), mfu=mfu[rows], rows=rows,
+                         data=[(int(r), str(n)) for r, n in zip(rows, label)], counted=int(finite.sum()))
+
+
 class MfuScatter(QWidget):
     """Duration vs MFU of counted kernels; hover shows the kernel, a click selects it."""
 
@@ -78,28 +116,25 @@ class MfuScatter(QWidget):
         _row, name = data if isinstance(data, tuple) else (None, "")
         return f"{name}\n{self.tr('duration')}: {10 ** x:.1f} µs\nMFU: {y:.1f} %"
 
-    def set_data(self, kernels: pd.DataFrame | None, names: pd.Series | None = None) -> None:
-        """Plot kernels with a finite MFU (columns duration_us, mfu; index = frame positions)."""
-        if kernels is None or kernels.empty:
+    def set_data(self, duration_us: np.ndarray | None, mfu: np.ndarray | None = None,
+                 names: pd.Series | None = None) -> None:
+        """Plot kernels with a finite MFU (see :func:`scatter_points`); ``None`` clears the plot."""
+        self.set_points(scatter_points(duration_us, mfu, names) if duration_us is not None else None)
+
+    def set_points(self, points: ScatterPoints | None) -> None:
+        """Show points prepared by :func:`scatter_points` (possibly on a worker thread)."""
+        if points is None or not len(points.rows):
             self.scatter.setData([], [])
-            self.plot.setTitle(self.tr("MFU per kernel — select a rank to see its kernels"))
+            self.plot.setTitle(self.tr("MFU per kernel — select a rank to see its kernels") if points is None
+                               else self.tr("MFU per kernel: no kernel has a FLOPs-based MFU"))
             return
-        mfu = kernels["mfu"].to_numpy(dtype=float)
-        rows = np.flatnonzero(np.isfinite(mfu))
-        dur = kernels["duration_us"].to_numpy(dtype=float)
-        if len(rows) > SCATTER_LIMIT:
-            rows = rows[downsample_indices(len(rows), SCATTER_LIMIT, dur[rows])]
+        if points.counted > len(points.rows):
             self.plot.setTitle(self.tr("MFU per kernel (the {0} longest of {1})").format(
-                SCATTER_LIMIT, int(np.isfinite(mfu).sum())))
+                f"{len(points.rows):,}", f"{points.counted:,}"))
         else:
             self.plot.setTitle(self.tr("MFU per kernel"))
-        label = names.to_numpy() if names is not None else np.full(len(kernels), "")
-        brushes = band_brushes(mfu[rows])
-        x = np.log10(np.maximum(dur[rows], 1e-3))
-        self.scatter.setData(x=x, y=mfu[rows] * 100, brush=brushes, data=[(int(r), str(label[r])) for r in rows])
-        if len(x):
-            self.plot.getAxis("bottom").setTicks(log_ticks(float(x.min()), float(x.max())))
-
+        self.scatter.setData(x=points.x, y=points.mfu * 100, brush=band_brushes(points.mfu), data=points.data)
+        self.plot.getAxis("bottom").setTicks(log_ticks(float(points.x.min()), float(points.x.max())))
 
     def _clicked(self, _item: object, points: list, _event: object = None) -> None:
         if points:

@@ -124,6 +124,8 @@ class _Column:
         if isinstance(series.dtype, pd.CategoricalDtype):
             self.codes = series.cat.codes.to_numpy()
             self.labels = [str(c) for c in series.cat.categories]
+        elif isinstance(series.dtype, np.dtype) and series.dtype.kind == "f":
+            self.values = series.to_numpy()  # float32/float64 as they are: no copy of a million rows
         elif pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_numeric_dtype(series.dtype):
             self.values = series.to_numpy(dtype=np.float64, na_value=np.nan)
         elif series.dtype == object and _all_numbers(series):
@@ -154,6 +156,26 @@ class _Column:
         return self.values
 
 
+@dataclass
+class PreparedTable:
+    """A frame with its column caches built: what :meth:`DataFrameModel.set_prepared` shows at once.
+
+    Built by :func:`prepare_table`, which touches no Qt object, so a worker thread can do the
+    million-row conversions while the window stays responsive.
+    """
+
+    frame: pd.DataFrame
+    specs: list[ColumnSpec]
+    cols: list[_Column]
+
+
+def prepare_table(frame: pd.DataFrame, columns: Sequence[ColumnSpec] | None = None) -> PreparedTable:
+    """Column caches of ``frame`` for the given specs (all columns when ``None``); thread-safe."""
+    specs = list(columns) if columns is not None else [ColumnSpec(c, str(c)) for c in frame.columns]
+    specs = [s for s in specs if s.key in frame.columns]
+    return PreparedTable(frame, specs, [_Column(frame[s.key]) for s in specs])
+
+
 class DataFrameModel(QAbstractTableModel):
     """Read-only table model over a DataFrame: permutation sorting, mask filtering, lazy formatting."""
 
@@ -173,13 +195,16 @@ class DataFrameModel(QAbstractTableModel):
 
     def set_frame(self, frame: pd.DataFrame, columns: Sequence[ColumnSpec] | None = None) -> None:
         """Show a new frame (all its columns when ``columns`` is ``None``)."""
+        self.set_prepared(prepare_table(frame, columns))
+
+    def set_prepared(self, table: PreparedTable) -> None:
+        """Show a frame whose column caches were built beforehand (cheap: no per-column work here)."""
         self.beginResetModel()
-        self._frame = frame
-        specs = list(columns) if columns is not None else [ColumnSpec(c, str(c)) for c in frame.columns]
-        self._specs = [s for s in specs if s.key in frame.columns]
-        self._cols = [_Column(frame[s.key]) for s in self._specs]
+        self._frame = table.frame
+        self._specs = list(table.specs)
+        self._cols = list(table.cols)
         self._mask = None
-        self._view = np.arange(len(frame))
+        self._view = np.arange(len(table.frame))
         self._sort = None
         self.endResetModel()
 
@@ -259,6 +284,8 @@ class DataFrameModel(QAbstractTableModel):
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         if not 0 <= column < len(self._cols):
             return
+        if self._sort == (column, order):
+            return  # QTableView.sortByColumn asks twice (indicator change + explicit sort)
         self.layoutAboutToBeChanged.emit()
         old_view = self._view
         col = self._cols[column]
@@ -266,7 +293,9 @@ class DataFrameModel(QAbstractTableModel):
         missing = (key == len(col.labels)) if col.is_text else np.isnan(key)
         if order == Qt.SortOrder.DescendingOrder:
             key = -key
-        perm = np.argsort(np.where(missing, np.inf, key), kind="stable")
+        # Text (category ranks, many ties) sorts stably so earlier orders survive among equals;
+        # measured floats rarely tie, and introsort is ~4× faster than a stable sort on a million.
+        perm = np.argsort(np.where(missing, np.inf, key), kind="stable" if col.is_text else "quicksort")
         self._view = old_view[perm]
         self._sort = (column, order)
         self._remap_persistent(perm)
@@ -285,11 +314,14 @@ class DataFrameModel(QAbstractTableModel):
 
     def set_mask(self, mask: np.ndarray | None) -> None:
         """Show only the frame rows where ``mask`` is true (``None``: all), keeping the sort."""
+        if mask is None and self._mask is None and len(self._view) == len(self._frame):
+            return  # already unfiltered: a reset would only cost time on a million rows
         self.beginResetModel()
         self._mask = mask
         view = np.arange(len(self._frame)) if mask is None else np.flatnonzero(mask)
         self._view = view
         sort = self._sort
+        self._sort = None
         self.endResetModel()
         if sort is not None:
             self.sort(*sort)

@@ -170,13 +170,17 @@ class PredictionTab(QWidget):
         # Any change of the inputs re-runs the prediction shortly after (coalesced).
         self._rerun = QTimer(self)
         self._rerun.setSingleShot(True)
-        self._rerun.setInterval(300)
+        self._rerun.setInterval(150)
         self._rerun.timeout.connect(self.run)
         self.rules_model.dataChanged.connect(self._inputs_changed)
         self.rules_model.rejected.connect(self.info.show_message)
         self.targets.itemChanged.connect(self._inputs_changed)
         self.source.currentIndexChanged.connect(self._inputs_changed)
         self.assume_cpu.valueChanged.connect(self._inputs_changed)
+
+    def settling(self) -> bool:
+        """True while a re-run is scheduled but not started."""
+        return self._rerun.isActive()
 
     def _inputs_changed(self, *_args) -> None:
         if self.analysis is not None and self.analysis.ranks:
@@ -208,9 +212,10 @@ class PredictionTab(QWidget):
     # --- running -----------------------------------------------------------------------------
 
     def set_analysis(self, analysis: FolderAnalysis) -> None:
-        """A new profile was loaded: predict it with the current choices."""
+        """A new profile was loaded: predict it with the current choices (shortly, after the profile is drawn)."""
         self.analysis = analysis
-        self.run()
+        self.prediction = None
+        self._rerun.start()
 
     def _source(self):
         choice = self.source.currentData()

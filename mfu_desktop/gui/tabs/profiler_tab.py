@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTableView,
     QTabWidget,
@@ -42,7 +43,8 @@ from mfu_desktop.core.flops_registry import FlopOptions
 from mfu_desktop.core.numbers import pct, sig
 from mfu_desktop.core.profile_analysis import FolderAnalysis, RankAnalysis, analyze_paths
 from mfu_desktop.core.profiler import columns as C
-from mfu_desktop.gui.charts.profile_charts import HotOpsChart, MfuScatter, StepBreakdownChart
+from mfu_desktop.core.progress import check
+from mfu_desktop.gui.charts.profile_charts import HotOpsChart, MfuScatter, StepBreakdownChart, scatter_points
 from mfu_desktop.gui.core_text import ct, derivation_markdown
 from mfu_desktop.gui.models.dataframe_model import (
     ColumnSpec,
@@ -52,12 +54,17 @@ from mfu_desktop.gui.models.dataframe_model import (
     fmt_number,
     fmt_pct,
     fmt_us,
+    prepare_table,
 )
 from mfu_desktop.gui.models.rank_tree import ROLE_INDEX, ROLE_KIND, RankTreeModel
 from mfu_desktop.gui.widgets import Card, InfoBar, mfu_css_color
 from mfu_desktop.gui.workers import JobRunner
 
 CHANNEL = "profile"
+VIEW_CHANNEL = "rank-view"
+#: Delay between the steps of showing a rank: long enough for the event loop to paint and
+#: serve input in between, short enough to look instantaneous.
+STAGE_MS = 15
 
 
 class TableView(QTableView):
@@ -79,15 +86,26 @@ class TableView(QTableView):
         if model is not None:
             model.modelReset.connect(self.fit_columns)
 
-    def fit_columns(self, max_width: int = 300) -> None:
-        """Size columns to their contents (Qt samples the first rows), capped at ``max_width`` px."""
-        header = self.horizontalHeader()
-        if self.model() is None or self.model().columnCount() == 0:
+    def fit_columns(self, max_width: int = 300, sample_rows: int = 40) -> None:
+        """Size columns to the header and the first ``sample_rows`` rows, capped at ``max_width`` px.
+
+        Qt's resizeColumnsToContents asks the model for ~8 roles × 1000 rows × every column,
+        which takes seconds on wide kernel tables; a small sample is enough to size them.
+        """
+        model = self.model()
+        if model is None or model.columnCount() == 0:
             return
-        self.resizeColumnsToContents()
-        for col in range(self.model().columnCount()):
-            if header.sectionSize(col) > max_width:
-                header.resizeSection(col, max_width)
+        metrics = self.fontMetrics()
+        header_metrics = self.horizontalHeader().fontMetrics()
+        rows = min(model.rowCount(), sample_rows)
+        for col in range(model.columnCount()):
+            title = str(model.headerData(col, Qt.Orientation.Horizontal) or "")
+            width = header_metrics.horizontalAdvance(title) + 24
+            for row in range(rows):
+                text = model.data(model.index(row, col))
+                if text:
+                    width = max(width, metrics.horizontalAdvance(str(text)) + 14)
+            self.horizontalHeader().resizeSection(col, min(width, max_width))
 
     def keyPressEvent(self, event) -> None:
         if event.matches(QKeySequence.StandardKey.Copy):
@@ -139,6 +157,7 @@ class ProfilerTab(QWidget):
     """Browse a loaded profile; reload it with other assumptions in the background."""
 
     open_in_calculator = Signal(object)  # CalculatorPrefill
+    kernels_shown = Signal()  # the kernel table of the selected rank is on screen
     loaded = Signal(object)  # FolderAnalysis
     status_message = Signal(str)
 
@@ -151,6 +170,9 @@ class ProfilerTab(QWidget):
         self.current: RankAnalysis | None = None
         self.top_n = 15
         self.pending_rank: int | None = None
+        self._stage = 0  # generation of the staged rank display
+        self._pending = 0  # staged steps not run yet
+        self._views: dict[int, object] = {}  # prepared kernel tables by id(RankAnalysis), for this result
         self._build()
 
     # --- layout ---------------------------------------------------------------------------
@@ -182,7 +204,7 @@ class ProfilerTab(QWidget):
         right_layout.setContentsMargins(0, 0, 0, 0)
         self.title = QLabel("")
         self.title.setStyleSheet("font-size: 11pt; font-weight: 600;")
-        self.title.setWordWrap(True)
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)  # long paths never resize
         right_layout.addWidget(self.title)
         cards = QGridLayout()
         self.card_ops = Card(self.tr("Operator MFU (算子达成率)"))
@@ -378,6 +400,7 @@ class ProfilerTab(QWidget):
 
     def _loaded(self, result: FolderAnalysis) -> None:
         self.result = result
+        self._views = {}
         self.tree_model.set_analysis(result)
         self.tree.expandAll()
         for col in range(self.tree_model.columnCount()):
@@ -389,10 +412,29 @@ class ProfilerTab(QWidget):
         else:
             problems = list(result.warnings)
             self.info.show_message(" · ".join(problems[:3]) + (" …" if len(problems) > 3 else ""))
-            if self.pending_rank is None or not self.select_rank(self.pending_rank):
-                self._select_first()
+            self._later(lambda: self._select_initial(result))
         self.loaded.emit(result)
         self.status_message.emit(self.tr("Loaded {0} rank(s)").format(len(result.ranks)))
+
+    def _later(self, fn) -> None:
+        """Run ``fn`` after :data:`STAGE_MS` (a step of the staged display)."""
+        self._pending += 1
+
+        def run() -> None:
+            self._pending -= 1
+            fn()
+
+        QTimer.singleShot(STAGE_MS, self, run)
+
+    def settling(self) -> bool:
+        """True while steps of the staged display are still to come."""
+        return self._pending > 0
+
+    def _select_initial(self, result: FolderAnalysis) -> None:
+        if result is not self.result:
+            return
+        if self.pending_rank is None or not self.select_rank(self.pending_rank):
+            self._select_first()
 
     def _select_first(self) -> None:
         root = self.tree_model.index(0, 0)
@@ -400,8 +442,16 @@ class ProfilerTab(QWidget):
             target = root
         else:
             target = self.tree_model.index(0, 0, root) if self.tree_model.rowCount(root) else root
-        self.tree.setCurrentIndex(target)
-        self._tree_selected(target, QModelIndex())
+        self._set_tree_current(target)
+
+    def _set_tree_current(self, index: QModelIndex) -> None:
+        """Make ``index`` current and show it exactly once (with or without a currentChanged signal)."""
+        selection = self.tree.selectionModel()
+        selection.blockSignals(True)
+        self.tree.setCurrentIndex(index)
+        selection.blockSignals(False)
+        self.tree.viewport().update()
+        self._tree_selected(index, QModelIndex())
 
     def select_rank(self, rank: int) -> bool:
         """Select a rank (by its rank id) in the tree; ``False`` when it is not loaded."""
@@ -411,8 +461,7 @@ class ProfilerTab(QWidget):
                 index = self.tree_model.index(c, 0, root)
                 if (index.data(ROLE_KIND) == "rank" and self.result is not None
                         and self.result.ranks[int(index.data(ROLE_INDEX))].summary.rank == rank):
-                    self.tree.setCurrentIndex(index)
-                    self._tree_selected(index, QModelIndex())
+                    self._set_tree_current(index)
                     return True
         return False
 
@@ -472,6 +521,7 @@ class ProfilerTab(QWidget):
             return
         s = r.summary
         self.title.setText(self.tr("Rank {0} — {1}").format(s.rank if s.rank >= 0 else "?", r.folder.path))
+        self.title.setToolTip(str(r.folder.path))
         if s.mfu_ops is not None:
             self.card_ops.set(pct(s.mfu_ops), self.tr("{0} TFLOP/s over {1} counted kernels").format(
                 sig(s.achieved_tflops), f"{s.countable_kernels:,}"), mfu_css_color(s.mfu_ops))
@@ -493,23 +543,75 @@ class ProfilerTab(QWidget):
         self.card_tier.set(f"T{s.tier.tier}: {value}", ct(s.tier.label) + ("\n" + "\n".join(s.tier.why)
                                                                              if s.tier.why else ""))
         self.card_chip.set(s.chip or self.tr("not confirmed"), s.peak_source)
-        frame = r.kernels
-        self.kernel_model.set_frame(frame, kernel_columns(frame, self.tr))
-        self._apply_filters()
+        self._show_kernels(r)
+        # The tables and charts follow in the next event-loop turns, so that no single step keeps
+        # the window busy long (a quick succession of selections only shows the last one).
+        self._stage += 1
+        stage = self._stage
+        self._later(lambda: self._show_rank_tables(r, stage))
+
+    def _show_rank_tables(self, r: RankAnalysis, stage: int) -> None:
+        if stage != self._stage or self.current is not r:
+            return
         self.type_model.set_frame(r.by_type, aggregate_columns(r.by_type, self.tr))
         self.shape_model.set_frame(r.by_shape, aggregate_columns(r.by_shape, self.tr))
         self.excl_model.set_frame(r.excluded, aggregate_columns(r.excluded, self.tr))
         self.steps_model.set_frame(r.steps, aggregate_columns(r.steps, self.tr))
         if self.result is not None:
             self.ranks_model.set_frame(self.result.cluster.table, cluster_columns(self.tr))
+        self._later(lambda: self._show_rank_charts(r, stage))
+
+    def _show_rank_charts(self, r: RankAnalysis, stage: int) -> None:
+        if stage != self._stage or self.current is not r:
+            return
         self._hot_tables = {"lost_us": r.hot_by_lost, "time_us": r.hot_by_time}
         self._update_hot()
-        scatter_frame = pd.DataFrame({"duration_us": frame[C.DURATION_US].to_numpy(),
-                                      "mfu": frame["mfu"].to_numpy(dtype=float)})
-        self.scatter.set_data(scatter_frame, frame[C.NAME].astype(object) if C.NAME in frame else None)
+        self._later(lambda: self._show_rank_steps(r, stage))
+
+    def _show_rank_steps(self, r: RankAnalysis, stage: int) -> None:
+        if stage != self._stage or self.current is not r:
+            return
         if self.result is not None:
             self.steps_chart.set_data(self.result.cluster.table, self.result.cluster.slow)
         self._fill_assumptions(r)
+
+    def _show_kernels(self, r: RankAnalysis) -> None:
+        """The kernel table and scatter: prepared on the worker pool (a million rows), shown when ready."""
+        cached = self._views.get(id(r))
+        if cached is not None:
+            self._kernels_ready(r, cached)
+            return
+        frame = r.kernels
+        specs = kernel_columns(frame, self.tr)
+        self.kernel_model.set_frame(pd.DataFrame())
+        self.scatter.set_points(None)
+        self.kernel_count.setText(self.tr("preparing {0} kernels…").format(f"{len(frame):,}"))
+
+        def job(progress):
+            table = prepare_table(frame, specs)
+            check(progress)
+            points = scatter_points(frame[C.DURATION_US].to_numpy(), frame["mfu"].to_numpy(),
+                                    frame.get(C.NAME))
+            return table, points
+
+        self.runner.start(VIEW_CHANNEL, job, lambda prepared: self._kernels_ready(r, prepared), self._failed,
+                          label=self.tr("Preparing the kernel table"))
+
+    def _kernels_ready(self, r: RankAnalysis, prepared) -> None:
+        self._views[id(r)] = prepared
+        if self.current is not r:  # the user moved on; keep it for when they come back
+            return
+        table, points = prepared
+        self.kernel_model.set_prepared(table)
+        self._apply_filters()
+        stage = self._stage
+
+        def scatter() -> None:
+            if stage == self._stage and self.current is r:
+                self.scatter.set_points(points)
+                self.kernels_shown.emit()
+
+        self._later(scatter)
 
     def _fill_assumptions(self, r: RankAnalysis | None) -> None:
         if self.result is None:
