@@ -86,6 +86,8 @@ class Field(QLineEdit):
 
 
 CARD_HEIGHT = 118
+#: Longer card details are cut (the card's tooltip shows them whole).
+DETAIL_CHARS = 90
 
 
 class Card(QFrame):
@@ -114,13 +116,14 @@ class Card(QFrame):
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setMinimumWidth(120)
 
-    def set(self, value: str, detail: str = "", color: str | None = None) -> None:
-        """Show a value (and a detail line); ``color`` is a CSS colour for the value."""
+    def set(self, value: str, detail: str = "", color: str | None = None, small: bool = False) -> None:
+        """Show a value (and a detail line); ``color`` is a CSS colour, ``small`` for long text values."""
         self.value.setText(value)
-        self.detail.setText(detail)
+        self.detail.setText(detail if len(detail) <= DETAIL_CHARS else detail[: DETAIL_CHARS - 1] + "…")
         self.setToolTip(f"{self.caption.text()}: {value}" + (f"\n{detail}" if detail else ""))
         self.detail.setVisible(bool(detail))
-        self.value.setStyleSheet("font-size: 15pt; font-weight: 600;" + (f" color: {color};" if color else ""))
+        size = "12pt" if small else "15pt"
+        self.value.setStyleSheet(f"font-size: {size}; font-weight: 600;" + (f" color: {color};" if color else ""))
 
 
 class InfoBar(QFrame):

@@ -42,7 +42,7 @@ class HotOpsChart(QWidget):
     def set_data(self, table: pd.DataFrame, by: str = "time_us", title: str = "") -> None:
         """Show ``table`` (type, input_shapes, time_us, lost_us, mfu) by ``by``."""
         self.plot.setTitle(title or self.tr("Hot operators"))
-        self.plot.setLabel("bottom", self.tr("lost time = time × (1 − MFU)") if by == "lost_us" else self.tr("time"),
+        self.plot.setLabel("bottom", self.tr("lost time") if by == "lost_us" else self.tr("time"),
                            units="s")
         if table is None or table.empty:
             self.bars.setOpts(x0=[], y=[], width=[], brushes=[])
@@ -53,7 +53,7 @@ class HotOpsChart(QWidget):
         brushes = band_brushes(table["mfu"].to_numpy(dtype=float))
         self.bars.setOpts(x0=np.zeros(len(table)), y=y, width=values, height=0.7, brushes=brushes)
         self.labels = [f"{t} [{s}]" if s else str(t) for t, s in zip(table["type"], table.get("input_shapes", ""))]
-        set_category_ticks(self.plot.getAxis("left"), self.labels, max_len=36)
+        set_category_ticks(self.plot.getAxis("left"), self.labels, max_len=31)
         self.plot.setYRange(-0.5, len(table) - 0.5, padding=0.02)
         self.plot.setXRange(0, max(values.max(), 1e-9), padding=0.05)
 

@@ -56,7 +56,7 @@ from mfu_desktop.gui.models.dataframe_model import (
     fmt_us,
     prepare_table,
 )
-from mfu_desktop.gui.models.rank_tree import ROLE_INDEX, ROLE_KIND, RankTreeModel
+from mfu_desktop.gui.models.rank_tree import ROLE_INDEX, ROLE_KIND, RankTreeModel, short_chip
 from mfu_desktop.gui.widgets import Card, InfoBar, mfu_css_color
 from mfu_desktop.gui.workers import JobRunner
 
@@ -209,7 +209,7 @@ class ProfilerTab(QWidget):
         cards = QGridLayout()
         self.card_ops = Card(self.tr("Operator MFU (算子达成率)"))
         self.card_step = Card(self.tr("End-to-end step MFU"))
-        self.card_cube = Card(self.tr("Cube utilisation (hardware, not MFU)"))
+        self.card_cube = Card(self.tr("Cube utilisation (not MFU)"))
         self.card_tier = Card(self.tr("Fallback tier"))
         self.card_chip = Card(self.tr("Chip and peak"))
         for i, card in enumerate((self.card_ops, self.card_step, self.card_cube, self.card_tier, self.card_chip)):
@@ -225,7 +225,7 @@ class ProfilerTab(QWidget):
         charts = QWidget()
         grid = QGridLayout(charts)
         self.hot_mode = QComboBox()
-        self.hot_mode.addItem(self.tr("Hot operators by lost time"), "lost_us")
+        self.hot_mode.addItem(self.tr("Hot operators by lost time = time × (1 − MFU)"), "lost_us")
         self.hot_mode.addItem(self.tr("Hot operators by total time"), "time_us")
         self.hot_mode.currentIndexChanged.connect(self._update_hot)
         self.hot_chart = HotOpsChart()
@@ -499,7 +499,8 @@ class ProfilerTab(QWidget):
         self.card_tier.set(", ".join(map(str, cluster.slow)) or self.tr("none"),
                            self.tr("step time above the fastest rank + 5 %"))
         chips = sorted({str(c) for c in table.get("chip", pd.Series(dtype=object)).dropna()})
-        self.card_chip.set(", ".join(chips) or self.tr("not confirmed"), "")
+        self.card_chip.set(", ".join(short_chip(c) for c in chips) or self.tr("not confirmed"), ", ".join(chips),
+                           small=True)
         self.ranks_model.set_frame(table, cluster_columns(self.tr))
         self.tabs.setCurrentIndex(0)
         self.steps_chart.set_data(table, cluster.slow)
@@ -542,7 +543,7 @@ class ProfilerTab(QWidget):
         self.card_tier.caption.setText(self.tr("Fallback tier"))
         self.card_tier.set(f"T{s.tier.tier}: {value}", ct(s.tier.label) + ("\n" + "\n".join(s.tier.why)
                                                                              if s.tier.why else ""))
-        self.card_chip.set(s.chip or self.tr("not confirmed"), s.peak_source)
+        self.card_chip.set(short_chip(s.chip) if s.chip else self.tr("not confirmed"), s.peak_source, small=True)
         self._show_kernels(r)
         # The tables and charts follow in the next event-loop turns, so that no single step keeps
         # the window busy long (a quick succession of selections only shows the last one).
@@ -631,7 +632,8 @@ class ProfilerTab(QWidget):
     def _update_hot(self) -> None:
         by = self.hot_mode.currentData()
         table = getattr(self, "_hot_tables", {}).get(by)
-        self.hot_chart.set_data(table, by, self.hot_mode.currentText())
+        title = self.tr("Hot operators by lost time") if by == "lost_us" else self.tr("Hot operators by time")
+        self.hot_chart.set_data(table, by, title)
 
     def _apply_filters(self) -> None:
         model = self.kernel_model
