@@ -137,28 +137,44 @@ def save_user_rows(rows: list[dict[str, str]], path: Path | None = None) -> Path
     return atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
 
 
-def quarantine_user_catalog(path: Path | None = None) -> str:
-    """Back up a user catalog that has problems and keep only its valid rows; says what happened.
+@dataclass
+class Quarantine:
+    """What :func:`quarantine_user_catalog` did (``backup`` is ``None`` when it could not copy)."""
+
+    problems: list[str]
+    kept: int
+    backup: Path | None
+
+    def message(self) -> str:
+        """The notice in English (the GUI shows a translated one)."""
+        listed = "; ".join(self.problems[:3])
+        if self.backup is None:
+            return f"Your chip catalog has problems ({listed}); the bad rows are ignored."
+        return (f"Your chip catalog had problems ({listed}). {self.kept} valid row(s) were kept; "
+                f"the original file was saved as {self.backup.name}.")
+
+
+def quarantine_user_catalog(path: Path | None = None) -> Quarantine | None:
+    """Back up a user catalog that has problems and keep only its valid rows.
 
     A malformed row is skipped by the loader anyway; doing this once at start-up means the
     user is told once (with the backup's name) instead of at every launch, and no byte of
     the original file is lost.
 
     Returns:
-        The notice to show, or ``""`` when the file is absent or clean.
+        What was done, or ``None`` when the file is absent or clean.
     """
     path = path or user_catalog_path()
     if not path.exists():
-        return ""
+        return None
     load = read_catalog_file(path, path.name)
     if not load.problems:
-        return ""
+        return None
     backup = path.with_name(f"{path.name}.bad-{time.strftime('%Y%m%d-%H%M%S')}")
     try:
         shutil.copy2(path, backup)
         save_text = rows_to_csv([chip_to_row(c) for c in load.chips])
         atomic_write(path, lambda p: p.write_text(save_text, encoding="utf-8"))
     except (OSError, ExportError):
-        return ("Your chip catalog has problems (" + "; ".join(load.problems[:3]) + "); the bad rows are ignored.")
-    return (f"Your chip catalog had problems ({'; '.join(load.problems[:3])}). {len(load.chips)} valid row(s) "
-            f"were kept; the original file was saved as {backup.name}.")
+        return Quarantine(load.problems, len(load.chips), None)
+    return Quarantine(load.problems, len(load.chips), backup)

@@ -60,6 +60,7 @@ def create(args: argparse.Namespace, app=None):
     Returns:
         ``(app, window)``.
     """
+    from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
     from mfu_desktop.core.chips import ChipCatalog
@@ -67,7 +68,7 @@ def create(args: argparse.Namespace, app=None):
     from mfu_desktop.core.user_catalog import quarantine_user_catalog
     from mfu_desktop.gui.i18n import install_translator, resolve_language
     from mfu_desktop.gui.main_window import MainWindow
-    from mfu_desktop.gui.settings import load_settings
+    from mfu_desktop.gui.settings import load_settings, notice_text
     from mfu_desktop.gui.theme import apply_theme
 
     app = app or QApplication.instance() or QApplication(sys.argv[:1])
@@ -76,12 +77,24 @@ def create(args: argparse.Namespace, app=None):
     app.setOrganizationName("mfu-desktop")
     app.setApplicationVersion(__version__)
     settings = load_settings()
-    notices = [settings.notice]
     language = resolve_language(args.lang or settings.language)
+    translate = QCoreApplication.translate
+    notices = []
     if not install_translator(app, language):
-        notices.append(f"The {language} translation is not installed; the interface stays in English.")
+        notices.append(translate("Notices", "The {0} translation is not installed; the interface stays in English.")
+                       .format(language))
+    notices.append(notice_text(settings, translate))
     apply_theme(app, args.theme or settings.theme)
-    notices.append(quarantine_user_catalog())
+    quarantine = quarantine_user_catalog()
+    if quarantine is not None:
+        listed = "; ".join(quarantine.problems[:3])
+        if quarantine.backup is None:
+            notices.append(translate("Notices", "Your chip catalog has problems ({0}); the bad rows are ignored.")
+                           .format(listed))
+        else:
+            notices.append(translate("Notices", "Your chip catalog had problems ({0}). {1} valid row(s) were kept; "
+                                     "the original file was saved as {2}.")
+                           .format(listed, quarantine.kept, quarantine.backup.name))
     catalog = ChipCatalog.load()
     notices += catalog.problems[:5]
     window = MainWindow(settings, catalog, language, notices)
@@ -151,7 +164,11 @@ def install_excepthook(window) -> Path:
             pass
         window.unexpected_errors = getattr(window, "unexpected_errors", 0) + 1
         try:
-            window.info.show_message(f"Unexpected error: {kind.__name__}: {value}. Details: {log}")
+            from PySide6.QtCore import QCoreApplication
+
+            window.info.show_message(QCoreApplication.translate(
+                "Notices", "Unexpected error: {0}. The app keeps running; details are in {1}").format(
+                    f"{kind.__name__}: {value}", log))
         except RuntimeError:  # the window is gone
             pass
 

@@ -13,6 +13,8 @@ import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+
 from mfu_desktop.core.paths import user_config_dir
 
 SETTINGS_VERSION = 1
@@ -49,6 +51,7 @@ class Settings:
     language: str = "system"
     top_n: int = 15
     notice: str = field(default="", compare=False)
+    notice_args: dict[str, str] = field(default_factory=dict, compare=False)
 
     def add_recent(self, folder: str) -> None:
         """Put a folder at the top of the recent list."""
@@ -64,14 +67,33 @@ def settings_path() -> Path:
     return user_config_dir() / "settings.json"
 
 
-def _backup(path: Path, why: str) -> str:
+#: Notice templates (English source; the window shows them translated, placeholders filled).
+UNREADABLE_KEPT = QT_TRANSLATE_NOOP(
+    "Notices", "Settings file was unreadable ({why}); defaults are used and the old file was kept as {backup}.")
+UNREADABLE = QT_TRANSLATE_NOOP("Notices", "Settings file was unreadable ({why}); defaults are used.")
+INVALID_RESET = QT_TRANSLATE_NOOP("Notices", "Some settings were invalid and reset to defaults: {names}.")
+
+
+def _backup(settings: Settings, path: Path, why: str) -> Settings:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     backup = path.with_name(f"{path.name}.bad-{stamp}")
     try:
         os.replace(path, backup)
-        return f"Settings file was unreadable ({why}); defaults are used and the old file was kept as {backup.name}."
+        settings.notice, settings.notice_args = UNREADABLE_KEPT, {"why": why, "backup": backup.name}
     except OSError:
-        return f"Settings file was unreadable ({why}); defaults are used."
+        settings.notice, settings.notice_args = UNREADABLE, {"why": why}
+    return settings
+
+
+def notice_text(settings: Settings, translate=None) -> str:
+    """The settings notice in words (translated when ``translate(context, text)`` is given)."""
+    if not settings.notice:
+        return ""
+    template = translate("Notices", settings.notice) if translate else settings.notice
+    try:
+        return template.format(**settings.notice_args)
+    except (KeyError, IndexError, ValueError):
+        return settings.notice.format(**settings.notice_args)
 
 
 def load_settings(path: Path | None = None) -> Settings:
@@ -82,13 +104,9 @@ def load_settings(path: Path | None = None) -> Settings:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        settings = Settings()
-        settings.notice = _backup(path, type(exc).__name__)
-        return settings
+        return _backup(Settings(), path, type(exc).__name__)
     if not isinstance(data, dict):
-        settings = Settings()
-        settings.notice = _backup(path, "not a JSON object")
-        return settings
+        return _backup(Settings(), path, "not a JSON object")
     settings = Settings()
     problems = []
     for f in fields(Settings):
@@ -113,7 +131,7 @@ def load_settings(path: Path | None = None) -> Settings:
         else:
             problems.append(f.name)
     if problems:
-        settings.notice = f"Some settings were invalid and reset to defaults: {', '.join(problems)}."
+        settings.notice, settings.notice_args = INVALID_RESET, {"names": ", ".join(problems)}
     settings.version = SETTINGS_VERSION
     return settings
 
@@ -123,6 +141,7 @@ def save_settings(settings: Settings, path: Path | None = None) -> bool:
     path = path or settings_path()
     data = asdict(settings)
     data.pop("notice", None)
+    data.pop("notice_args", None)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".settings.", suffix=".tmp")

@@ -90,4 +90,4 @@ def test_corrupt_user_catalog_is_backed_up_and_reported_once(make_window):
     backups = list(path.parent.glob("devices_info.csv.bad-*"))
     assert len(backups) == 1 and backups[0].read_text(encoding="utf-8") == original
     assert window.catalog.find("Lab Good").value("cube_fp16_tflops") == 100
-    assert quarantine_user_catalog() == ""  # clean now: the next start says nothing
+    assert quarantine_user_catalog() is None  # clean now: the next start says nothing

@@ -121,7 +121,7 @@ def test_settings_roundtrip_and_invalid_values(tmp_path):
     path.write_text(json.dumps(data))
     loaded = load_settings(path)
     assert loaded.theme == "system" and loaded.top_n == 15 and loaded.recent_folders == ["/a", "/b"]
-    assert "theme" in loaded.notice and "top_n" in loaded.notice
+    assert "theme" in loaded.notice_args["names"] and "top_n" in loaded.notice_args["names"]
 
 
 def test_settings_in_an_unwritable_folder_do_not_raise(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -46,6 +46,8 @@ from mfu_desktop.gui.models.rules_model import RulesModel
 from mfu_desktop.gui.tabs.profiler_tab import TableView
 from mfu_desktop.gui.widgets import InfoBar
 from mfu_desktop.gui.workers import JobRunner
+
+translate = QCoreApplication.translate  # module-level helpers use the "Columns" context
 
 CHANNEL = "predict"
 DETAIL_CHANNEL = "predict-detail"
@@ -98,8 +100,7 @@ class PredictionTab(QWidget):
         for chip in self.catalog.chips:
             item = QListWidgetItem(chip.identifier)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked if chip.identifier in DEFAULT_TARGETS
-                               else Qt.CheckState.Unchecked)
+            item.setCheckState(Qt.CheckState.Checked if chip.identifier in DEFAULT_TARGETS else Qt.CheckState.Unchecked)
             item.setToolTip(f"{chip.source} · {chip.confidence}")
             self.targets.addItem(item)
         left_layout.addWidget(QLabel(self.tr("Target chips")))
@@ -109,8 +110,9 @@ class PredictionTab(QWidget):
         self.rules_view.setModel(self.rules_model)
         self.rules_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.rules_view.setMinimumHeight(120)
-        left_layout.addWidget(QLabel(self.tr("Architecture rules (editable; every detail row names the rules "
-                                             "that touched it)")))
+        left_layout.addWidget(
+            QLabel(self.tr("Architecture rules (editable; every detail row names the rules that touched it)"))
+        )
         left_layout.addWidget(self.rules_view)
         buttons = QHBoxLayout()
         self.run_button = QPushButton(self.tr("Predict"))
@@ -234,8 +236,11 @@ class PredictionTab(QWidget):
 
     def selected_targets(self) -> list[str]:
         """Checked target identifiers."""
-        return [self.targets.item(i).text() for i in range(self.targets.count())
-                if self.targets.item(i).checkState() == Qt.CheckState.Checked]
+        return [
+            self.targets.item(i).text()
+            for i in range(self.targets.count())
+            if self.targets.item(i).checkState() == Qt.CheckState.Checked
+        ]
 
     def run(self) -> None:
         """Predict in the background (latest request wins)."""
@@ -256,8 +261,13 @@ class PredictionTab(QWidget):
         ranks = rank_inputs(self.analysis)
         rules = list(self.rules_model.rules)
         cpu = self.assume_cpu.value() or None
-        self.runner.start(CHANNEL, lambda progress: predict(ranks, source, targets, rules, cpu), self._predicted,
-                          self._failed, label=self.tr("Predicting"))
+        self.runner.start(
+            CHANNEL,
+            lambda progress: predict(ranks, source, targets, rules, cpu),
+            self._predicted,
+            self._failed,
+            label=self.tr("Predicting"),
+        )
 
     def _failed(self, message: str) -> None:
         self.info.show_message(self.tr("The prediction failed: {0}").format(message))
@@ -265,7 +275,7 @@ class PredictionTab(QWidget):
     def _predicted(self, prediction: Prediction) -> None:
         self.prediction = prediction
         summary = summary_frame(prediction)
-        self.summary_model.set_frame(summary, summary_columns(self.tr))
+        self.summary_model.set_frame(summary, summary_columns())
         self.rel_chart.set_data(summary)
         self.step_chart.set_data(step_breakdown_frame(prediction))
         lines = []
@@ -281,8 +291,11 @@ class PredictionTab(QWidget):
                 notes.append(f"{t.device}: {', '.join(t.rules)}")
         notes += prediction.warnings
         if not prediction.excluded.empty:
-            notes.append(self.tr("Excluded from the prediction: {0}").format(", ".join(
-                f"{r['class']} × {int(r['count'])}" for _, r in prediction.excluded.iterrows())))
+            notes.append(
+                self.tr("Excluded from the prediction: {0}").format(
+                    ", ".join(f"{r['class']} × {int(r['count'])}" for _, r in prediction.excluded.iterrows())
+                )
+            )
         self.notes.setText("\n".join(notes))
         self.detail_model.set_frame(pd.DataFrame())
         self.predicted.emit(prediction)
@@ -308,11 +321,16 @@ class PredictionTab(QWidget):
                     partial.details[(rank, target.device)] = tk.frame
             return detail_frame(partial)
 
-        self.runner.start(DETAIL_CHANNEL, job, lambda frame, t=target: self._detail_ready(frame, t.device),
-                          self._failed, label=self.tr("Per-kernel prediction"))
+        self.runner.start(
+            DETAIL_CHANNEL,
+            job,
+            lambda frame, t=target: self._detail_ready(frame, t.device),
+            self._failed,
+            label=self.tr("Per-kernel prediction"),
+        )
 
     def _detail_ready(self, frame: pd.DataFrame, device: str) -> None:
-        self.detail_model.set_frame(frame, detail_columns(frame, self.tr))
+        self.detail_model.set_frame(frame, detail_columns(frame))
         self.detail_label.setText(self.tr("{0}: {1} kernels").format(device, f"{len(frame):,}"))
 
     # --- export ------------------------------------------------------------------------------
@@ -343,40 +361,75 @@ class PredictionTab(QWidget):
             full = predict(ranks, p.source, targets, list(p.rules), self.assume_cpu.value() or None, keep_details=True)
             return write_outputs(full, folder)
 
-        self.runner.start(EXPORT_CHANNEL, job,
-                          lambda paths: self.status_message.emit(self.tr("Wrote {0}").format(
-                              ", ".join(str(x) for x in paths))),
-                          lambda msg: self.info.show_message(self.tr("Export failed: {0}").format(msg)),
-                          label=self.tr("Exporting prediction"))
+        self.runner.start(
+            EXPORT_CHANNEL,
+            job,
+            lambda paths: self.status_message.emit(self.tr("Wrote {0}").format(", ".join(str(x) for x in paths))),
+            lambda msg: self.info.show_message(self.tr("Export failed: {0}").format(msg)),
+            label=self.tr("Exporting prediction"),
+        )
 
 
-def summary_columns(tr) -> list[ColumnSpec]:
+def summary_columns() -> list[ColumnSpec]:
     """Specs of the per-chip results table."""
-    return [ColumnSpec("device", tr("Chip")), ColumnSpec("architecture", tr("Arch")),
-            ColumnSpec("relative_performance", tr("Compute ×"), fmt_number, tr("compute-class kernels only")),
-            ColumnSpec("step_relative_performance", tr("Step ×"), fmt_number,
-                       tr("whole step, composed by time (prediction.md §4.3)")),
-            ColumnSpec("readme_formula_relative_performance", tr("README formula ×"), fmt_number,
-                       tr("the seed README's arithmetic-mean formula, for comparison")),
-            ColumnSpec("predicted_compute_us", tr("Predicted compute (µs)"), fmt_us),
-            ColumnSpec("predicted_step_us", tr("Predicted step (µs)"), fmt_us),
-            ColumnSpec("comm_real_us", tr("Transfer (µs)"), fmt_us),
-            ColumnSpec("comm_wait_us", tr("Wait (µs)"), fmt_us),
-            ColumnSpec("fallback_time_share", tr("Fallback share"), fmt_pct),
-            ColumnSpec("unpredictable_time_share", tr("Unpredictable share"), fmt_pct),
-            ColumnSpec("slowest_rank", tr("Slowest rank"), fmt_number), ColumnSpec("rules", tr("Rules")),
-            ColumnSpec("CubeFP16", "CubeFP16", fmt_number), ColumnSpec("CubeFP32", "CubeFP32", fmt_number),
-            ColumnSpec("VecFP16", "VecFP16", fmt_number), ColumnSpec("VecFP32", "VecFP32", fmt_number),
-            ColumnSpec("bandwidth_gbs", tr("HBM GB/s"), fmt_number)]
+    return [
+        ColumnSpec("device", translate("Columns", "Chip")),
+        ColumnSpec("architecture", translate("Columns", "Arch")),
+        ColumnSpec(
+            "relative_performance",
+            translate("Columns", "Compute ×"),
+            fmt_number,
+            translate("Columns", "compute-class kernels only"),
+        ),
+        ColumnSpec(
+            "step_relative_performance",
+            translate("Columns", "Step ×"),
+            fmt_number,
+            translate("Columns", "whole step, composed by time (prediction.md §4.3)"),
+        ),
+        ColumnSpec(
+            "readme_formula_relative_performance",
+            translate("Columns", "README formula ×"),
+            fmt_number,
+            translate("Columns", "the seed README's arithmetic-mean formula, for comparison"),
+        ),
+        ColumnSpec("predicted_compute_us", translate("Columns", "Predicted compute (µs)"), fmt_us),
+        ColumnSpec("predicted_step_us", translate("Columns", "Predicted step (µs)"), fmt_us),
+        ColumnSpec("comm_real_us", translate("Columns", "Transfer (µs)"), fmt_us),
+        ColumnSpec("comm_wait_us", translate("Columns", "Wait (µs)"), fmt_us),
+        ColumnSpec("fallback_time_share", translate("Columns", "Fallback share"), fmt_pct),
+        ColumnSpec("unpredictable_time_share", translate("Columns", "Unpredictable share"), fmt_pct),
+        ColumnSpec("slowest_rank", translate("Columns", "Slowest rank"), fmt_number),
+        ColumnSpec("rules", translate("Columns", "Rules")),
+        ColumnSpec("CubeFP16", "CubeFP16", fmt_number),
+        ColumnSpec("CubeFP32", "CubeFP32", fmt_number),
+        ColumnSpec("VecFP16", "VecFP16", fmt_number),
+        ColumnSpec("VecFP32", "VecFP32", fmt_number),
+        ColumnSpec("bandwidth_gbs", translate("Columns", "HBM GB/s"), fmt_number),
+    ]
 
 
-def detail_columns(frame: pd.DataFrame, tr) -> list[ColumnSpec]:
+def detail_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
     """Specs of the per-kernel detail table."""
-    labels = {"rank": tr("Rank"), "device": tr("Chip"), "name": tr("Name"), "type": tr("Type"),
-              "accelerator_core": tr("Core"), "class": tr("Class"), "precision": tr("Precision"),
-              "peak_unit": tr("Peak unit"), "duration_us": tr("Duration (µs)"), "compute_us": tr("Compute (µs)"),
-              "memory_us": tr("Memory (µs)"), "compute_ratio": tr("Compute ratio"), "memory_ratio": tr("Memory ratio"),
-              "scale": tr("Scale"), "predicted_us": tr("Predicted (µs)"), "fallback": tr("Fallback"),
-              "rules": tr("Rules"), "reason": tr("Reason")}
+    labels = {
+        "rank": translate("Columns", "Rank"),
+        "device": translate("Columns", "Chip"),
+        "name": translate("Columns", "Name"),
+        "type": translate("Columns", "Type"),
+        "accelerator_core": translate("Columns", "Core"),
+        "class": translate("Columns", "Class"),
+        "precision": translate("Columns", "Precision"),
+        "peak_unit": translate("Columns", "Peak unit"),
+        "duration_us": translate("Columns", "Duration (µs)"),
+        "compute_us": translate("Columns", "Compute (µs)"),
+        "memory_us": translate("Columns", "Memory (µs)"),
+        "compute_ratio": translate("Columns", "Compute ratio"),
+        "memory_ratio": translate("Columns", "Memory ratio"),
+        "scale": translate("Columns", "Scale"),
+        "predicted_us": translate("Columns", "Predicted (µs)"),
+        "fallback": translate("Columns", "Fallback"),
+        "rules": translate("Columns", "Rules"),
+        "reason": translate("Columns", "Reason"),
+    }
     us = {"duration_us", "compute_us", "memory_us", "predicted_us"}
     return [ColumnSpec(c, labels.get(c, c), fmt_us if c in us else fmt_number) for c in frame.columns]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -59,6 +59,8 @@ from mfu_desktop.gui.models.dataframe_model import (
 from mfu_desktop.gui.models.rank_tree import ROLE_INDEX, ROLE_KIND, RankTreeModel, short_chip
 from mfu_desktop.gui.widgets import Card, InfoBar, mfu_css_color
 from mfu_desktop.gui.workers import JobRunner
+
+translate = QCoreApplication.translate  # module-level helpers use the "Columns" context
 
 CHANNEL = "profile"
 VIEW_CHANNEL = "rank-view"
@@ -124,28 +126,47 @@ class TableView(QTableView):
         return text
 
 
-def kernel_columns(frame: pd.DataFrame, tr) -> list[ColumnSpec]:
+def kernel_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
     """Column specs of the annotated kernel frame: known columns first, then every other one."""
     known = [
-        ColumnSpec(C.STEP_ID, tr("Step"), fmt_int), ColumnSpec(C.NAME, tr("Name")),
-        ColumnSpec(C.OP_TYPE, tr("Type")), ColumnSpec(C.CORE_TYPE, tr("Core")), ColumnSpec("klass", tr("Class")),
-        ColumnSpec(C.DURATION_US, tr("Duration (µs)"), fmt_us), ColumnSpec("flops", tr("FLOPs"), fmt_flops),
-        ColumnSpec("achieved_tflops", tr("Achieved TFLOP/s"), fmt_number),
-        ColumnSpec("peak_tflops", tr("Peak TFLOP/s"), fmt_number),
-        ColumnSpec("mfu", tr("MFU"), fmt_pct, color_mfu=True),
-        ColumnSpec("mfu_lo", tr("MFU low"), fmt_pct, color_mfu=True),
-        ColumnSpec("mfu_hi", tr("MFU high"), fmt_pct, color_mfu=True),
-        ColumnSpec("lost_us", tr("Lost (µs)"), fmt_us, tr("duration × (1 − MFU)")),
-        ColumnSpec("status", tr("Status")), ColumnSpec("reason", tr("Reason")), ColumnSpec("dtype", tr("Dtype")),
-        ColumnSpec(C.INPUT_SHAPES, tr("Input shapes")), ColumnSpec(C.OUTPUT_SHAPES, tr("Output shapes")),
-        ColumnSpec(C.INPUT_DTYPES, tr("Input dtypes")), ColumnSpec(C.BLOCK_DIM, tr("Block dim"), fmt_int),
-        ColumnSpec(C.MIX_BLOCK_DIM, tr("Mix block dim"), fmt_int),
-        ColumnSpec("cube_utilization_pct", tr("Cube util (%)"), fmt_number,
-                   tr("hardware counter: how busy the cube pipeline was (not MFU)")),
-        ColumnSpec("confidence", tr("Confidence")), ColumnSpec("assumption", tr("Assumption")),
-        ColumnSpec("hw_ratio", tr("HW/model FLOPs"), fmt_number, tr("aic_cube_fops / model FLOPs")),
-        ColumnSpec("executed_flops", tr("Executed FLOPs"), fmt_flops),
-        ColumnSpec(C.WAIT_US, tr("Wait (µs)"), fmt_us), ColumnSpec(C.START_NS, tr("Start (ns)"), fmt_int),
+        ColumnSpec(C.STEP_ID, translate("Columns", "Step"), fmt_int),
+        ColumnSpec(C.NAME, translate("Columns", "Name")),
+        ColumnSpec(C.OP_TYPE, translate("Columns", "Type")),
+        ColumnSpec(C.CORE_TYPE, translate("Columns", "Core")),
+        ColumnSpec("klass", translate("Columns", "Class")),
+        ColumnSpec(C.DURATION_US, translate("Columns", "Duration (µs)"), fmt_us),
+        ColumnSpec("flops", translate("Columns", "FLOPs"), fmt_flops),
+        ColumnSpec("achieved_tflops", translate("Columns", "Achieved TFLOP/s"), fmt_number),
+        ColumnSpec("peak_tflops", translate("Columns", "Peak TFLOP/s"), fmt_number),
+        ColumnSpec("mfu", translate("Columns", "MFU"), fmt_pct, color_mfu=True),
+        ColumnSpec("mfu_lo", translate("Columns", "MFU low"), fmt_pct, color_mfu=True),
+        ColumnSpec("mfu_hi", translate("Columns", "MFU high"), fmt_pct, color_mfu=True),
+        ColumnSpec("lost_us", translate("Columns", "Lost (µs)"), fmt_us, translate("Columns", "duration × (1 − MFU)")),
+        ColumnSpec("status", translate("Columns", "Status")),
+        ColumnSpec("reason", translate("Columns", "Reason")),
+        ColumnSpec("dtype", translate("Columns", "Dtype")),
+        ColumnSpec(C.INPUT_SHAPES, translate("Columns", "Input shapes")),
+        ColumnSpec(C.OUTPUT_SHAPES, translate("Columns", "Output shapes")),
+        ColumnSpec(C.INPUT_DTYPES, translate("Columns", "Input dtypes")),
+        ColumnSpec(C.BLOCK_DIM, translate("Columns", "Block dim"), fmt_int),
+        ColumnSpec(C.MIX_BLOCK_DIM, translate("Columns", "Mix block dim"), fmt_int),
+        ColumnSpec(
+            "cube_utilization_pct",
+            translate("Columns", "Cube util (%)"),
+            fmt_number,
+            translate("Columns", "hardware counter: how busy the cube pipeline was (not MFU)"),
+        ),
+        ColumnSpec("confidence", translate("Columns", "Confidence")),
+        ColumnSpec("assumption", translate("Columns", "Assumption")),
+        ColumnSpec(
+            "hw_ratio",
+            translate("Columns", "HW/model FLOPs"),
+            fmt_number,
+            translate("Columns", "aic_cube_fops / model FLOPs"),
+        ),
+        ColumnSpec("executed_flops", translate("Columns", "Executed FLOPs"), fmt_flops),
+        ColumnSpec(C.WAIT_US, translate("Columns", "Wait (µs)"), fmt_us),
+        ColumnSpec(C.START_NS, translate("Columns", "Start (ns)"), fmt_int),
     ]
     keys = {s.key for s in known}
     hidden = {"shape_group", "flops_detail", "peak_lo_tflops", "peak_hi_tflops"}
@@ -187,8 +208,12 @@ class ProfilerTab(QWidget):
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
-        self.hint = QLabel(self.tr("Drag a profiler folder here (a cluster root, *_ascend_pt rank folders or "
-                                   "ASCEND_PROFILER_OUTPUT), or use File → Open folder."))
+        self.hint = QLabel(
+            self.tr(
+                "Drag a profiler folder here (a cluster root, *_ascend_pt rank folders or "
+                "ASCEND_PROFILER_OUTPUT), or use File → Open folder."
+            )
+        )
         self.hint.setWordWrap(True)
         left_layout.addWidget(self.hint)
         self.tree_model = RankTreeModel(self)
@@ -291,10 +316,15 @@ class ProfilerTab(QWidget):
 
         # Aggregate tables
         self.type_model, self.shape_model, self.excl_model, self.steps_model, self.ranks_model = (
-            DataFrameModel(parent=self) for _ in range(5))
-        for model, title in ((self.type_model, self.tr("By type")), (self.shape_model, self.tr("By type and shape")),
-                             (self.excl_model, self.tr("Exclusions")), (self.steps_model, self.tr("Steps")),
-                             (self.ranks_model, self.tr("Ranks"))):
+            DataFrameModel(parent=self) for _ in range(5)
+        )
+        for model, title in (
+            (self.type_model, self.tr("By type")),
+            (self.shape_model, self.tr("By type and shape")),
+            (self.excl_model, self.tr("Exclusions")),
+            (self.steps_model, self.tr("Steps")),
+            (self.ranks_model, self.tr("Ranks")),
+        ):
             view = TableView()
             view.setModel(model)
             self.tabs.addTab(view, title)
@@ -309,8 +339,12 @@ class ProfilerTab(QWidget):
         for chip in catalog_names(self.catalog):
             self.chip_choice.addItem(chip, chip)
         self.fa_mode = QComboBox()
-        for value, label in (("auto", self.tr("inferred from the mask")), (0, self.tr("0 — full")),
-                             (2, self.tr("2 — leftUpCausal")), (3, self.tr("3 — rightDownCausal"))):
+        for value, label in (
+            ("auto", self.tr("inferred from the mask")),
+            (0, self.tr("0 — full")),
+            (2, self.tr("2 — leftUpCausal")),
+            (3, self.tr("3 — rightDownCausal")),
+        ):
             self.fa_mode.addItem(label, value)
         self.fa_layout = QComboBox()
         for value in ("auto", "BNSD", "BSND", "BSH", "SBH"):
@@ -363,16 +397,22 @@ class ProfilerTab(QWidget):
         return AnalysisOptions(
             chip=self.chip_choice.currentData() or None,
             hf32=self.hf32.isChecked(),
-            flops=FlopOptions(fa_sparse_mode=mode, fa_layout=self.fa_layout.currentData(),
-                              fa_backward=self.fa_backward.currentData(),
-                              mask_convention=self.convention.currentData()),
+            flops=FlopOptions(
+                fa_sparse_mode=mode,
+                fa_layout=self.fa_layout.currentData(),
+                fa_backward=self.fa_backward.currentData(),
+                mask_convention=self.convention.currentData(),
+            ),
             top_n=self.top_n,
         )
 
     def set_conventions(self, fa_backward: str, mask_convention: str, hf32: bool, chip: str | None = None) -> None:
         """Apply remembered conventions without triggering a reload."""
-        for combo, value in ((self.fa_backward, fa_backward), (self.convention, mask_convention),
-                             (self.chip_choice, chip or "")):
+        for combo, value in (
+            (self.fa_backward, fa_backward),
+            (self.convention, mask_convention),
+            (self.chip_choice, chip or ""),
+        ):
             combo.blockSignals(True)
             combo.setCurrentIndex(max(combo.findData(value), 0))
             combo.blockSignals(False)
@@ -392,8 +432,13 @@ class ProfilerTab(QWidget):
         paths, options, catalog = list(self.paths), self.options(), self.catalog
         self.info.hide()
         self.status_message.emit(self.tr("Loading {0}…").format(", ".join(p.name for p in paths)))
-        self.runner.start(CHANNEL, lambda progress: analyze_paths(paths, options, catalog, progress),
-                          self._loaded, self._failed, label=self.tr("Analysing profile"))
+        self.runner.start(
+            CHANNEL,
+            lambda progress: analyze_paths(paths, options, catalog, progress),
+            self._loaded,
+            self._failed,
+            label=self.tr("Analysing profile"),
+        )
 
     def _failed(self, message: str) -> None:
         self.info.show_message(self.tr("The analysis failed: {0}").format(message))
@@ -459,8 +504,11 @@ class ProfilerTab(QWidget):
             root = self.tree_model.index(r, 0)
             for c in range(self.tree_model.rowCount(root)):
                 index = self.tree_model.index(c, 0, root)
-                if (index.data(ROLE_KIND) == "rank" and self.result is not None
-                        and self.result.ranks[int(index.data(ROLE_INDEX))].summary.rank == rank):
+                if (
+                    index.data(ROLE_KIND) == "rank"
+                    and self.result is not None
+                    and self.result.ranks[int(index.data(ROLE_INDEX))].summary.rank == rank
+                ):
                     self._set_tree_current(index)
                     return True
         return False
@@ -486,22 +534,32 @@ class ProfilerTab(QWidget):
         cluster = self.result.cluster
         rate = cluster.rate
         self.title.setText(self.tr("Cluster: {0} ranks").format(len(self.result.ranks)))
-        mfu = pct(rate.mfu) if rate.mfu is not None else (
-            f"{pct(rate.mfu_range[0])}–{pct(rate.mfu_range[1])}" if rate.mfu_range else "–")
-        self.card_ops.set(mfu, self.tr("all ranks, {0} TFLOP/s").format(sig(rate.achieved_tflops))
-                          if rate.achieved_tflops else "", mfu_css_color(rate.mfu))
+        mfu = (
+            pct(rate.mfu)
+            if rate.mfu is not None
+            else (f"{pct(rate.mfu_range[0])}–{pct(rate.mfu_range[1])}" if rate.mfu_range else "–")
+        )
+        self.card_ops.set(
+            mfu,
+            self.tr("all ranks, {0} TFLOP/s").format(sig(rate.achieved_tflops)) if rate.achieved_tflops else "",
+            mfu_css_color(rate.mfu),
+        )
         table = cluster.table
         span = cluster.mfu_step_range
         self.card_step.set(f"{pct(span[0])}–{pct(span[1])}" if span else "–", self.tr("range over ranks"))
-        self.card_cube.set(pct(cluster.cube_utilization_mean) if cluster.cube_utilization_mean is not None else "–",
-                           self.tr("mean over ranks"))
+        self.card_cube.set(
+            pct(cluster.cube_utilization_mean) if cluster.cube_utilization_mean is not None else "–",
+            self.tr("mean over ranks"),
+        )
         self.card_tier.caption.setText(self.tr("Slow ranks"))
-        self.card_tier.set(", ".join(map(str, cluster.slow)) or self.tr("none"),
-                           self.tr("step time above the fastest rank + 5 %"))
+        self.card_tier.set(
+            ", ".join(map(str, cluster.slow)) or self.tr("none"), self.tr("step time above the fastest rank + 5 %")
+        )
         chips = sorted({str(c) for c in table.get("chip", pd.Series(dtype=object)).dropna()})
-        self.card_chip.set(", ".join(short_chip(c) for c in chips) or self.tr("not confirmed"), ", ".join(chips),
-                           small=True)
-        self.ranks_model.set_frame(table, cluster_columns(self.tr))
+        self.card_chip.set(
+            ", ".join(short_chip(c) for c in chips) or self.tr("not confirmed"), ", ".join(chips), small=True
+        )
+        self.ranks_model.set_frame(table, cluster_columns())
         self.tabs.setCurrentIndex(0)
         self.steps_chart.set_data(table, cluster.slow)
         self._hot_tables = {"lost_us": cluster.hot_by_lost, "time_us": cluster.hot_by_time}
@@ -524,26 +582,38 @@ class ProfilerTab(QWidget):
         self.title.setText(self.tr("Rank {0} — {1}").format(s.rank if s.rank >= 0 else "?", r.folder.path))
         self.title.setToolTip(str(r.folder.path))
         if s.mfu_ops is not None:
-            self.card_ops.set(pct(s.mfu_ops), self.tr("{0} TFLOP/s over {1} counted kernels").format(
-                sig(s.achieved_tflops), f"{s.countable_kernels:,}"), mfu_css_color(s.mfu_ops))
+            self.card_ops.set(
+                pct(s.mfu_ops),
+                self.tr("{0} TFLOP/s over {1} counted kernels").format(
+                    sig(s.achieved_tflops), f"{s.countable_kernels:,}"
+                ),
+                mfu_css_color(s.mfu_ops),
+            )
         elif s.mfu_ops_range is not None:
             self.card_ops.set(f"{pct(s.mfu_ops_range[0])}–{pct(s.mfu_ops_range[1])}", self.tr("chip not confirmed"))
         else:
             self.card_ops.set("–", self.tr("no FLOPs-based MFU"))
         if s.mfu_step is not None:
-            self.card_step.set(pct(s.mfu_step), self.tr("step time {0} ms").format(sig(s.step_time_us / 1000)),
-                               mfu_css_color(s.mfu_step))
+            self.card_step.set(
+                pct(s.mfu_step),
+                self.tr("step time {0} ms").format(sig(s.step_time_us / 1000)),
+                mfu_css_color(s.mfu_step),
+            )
         elif s.mfu_step_range is not None:
             self.card_step.set(f"{pct(s.mfu_step_range[0])}–{pct(s.mfu_step_range[1])}", self.tr("chip not confirmed"))
         else:
             self.card_step.set("–", self.tr("no step trace") if s.step_time_us is None else "")
-        self.card_cube.set(pct(s.cube_utilization) if s.cube_utilization is not None else "–",
-                           self.tr("duration-weighted over cube/mix kernels"))
+        self.card_cube.set(
+            pct(s.cube_utilization) if s.cube_utilization is not None else "–",
+            self.tr("duration-weighted over cube/mix kernels"),
+        )
         value = pct(s.tier.value) if s.tier.value is not None else "–"
         self.card_tier.caption.setText(self.tr("Fallback tier"))
-        self.card_tier.set(f"T{s.tier.tier}: {value}", ct(s.tier.label) + ("\n" + "\n".join(s.tier.why)
-                                                                             if s.tier.why else ""))
-        self.card_chip.set(short_chip(s.chip) if s.chip else self.tr("not confirmed"), s.peak_source, small=True)
+        self.card_tier.set(
+            f"T{s.tier.tier}: {value}", ct(s.tier.label) + ("\n" + "\n".join(s.tier.why) if s.tier.why else "")
+        )
+        self.card_chip.set(short_chip(s.chip) if s.chip else self.tr("not confirmed"),
+                           f"{s.chip} · {s.peak_source}" if s.chip else s.peak_source, small=True)
         self._show_kernels(r)
         # The tables and charts follow in the next event-loop turns, so that no single step keeps
         # the window busy long (a quick succession of selections only shows the last one).
@@ -554,12 +624,12 @@ class ProfilerTab(QWidget):
     def _show_rank_tables(self, r: RankAnalysis, stage: int) -> None:
         if stage != self._stage or self.current is not r:
             return
-        self.type_model.set_frame(r.by_type, aggregate_columns(r.by_type, self.tr))
-        self.shape_model.set_frame(r.by_shape, aggregate_columns(r.by_shape, self.tr))
-        self.excl_model.set_frame(r.excluded, aggregate_columns(r.excluded, self.tr))
-        self.steps_model.set_frame(r.steps, aggregate_columns(r.steps, self.tr))
+        self.type_model.set_frame(r.by_type, aggregate_columns(r.by_type))
+        self.shape_model.set_frame(r.by_shape, aggregate_columns(r.by_shape))
+        self.excl_model.set_frame(r.excluded, aggregate_columns(r.excluded))
+        self.steps_model.set_frame(r.steps, aggregate_columns(r.steps))
         if self.result is not None:
-            self.ranks_model.set_frame(self.result.cluster.table, cluster_columns(self.tr))
+            self.ranks_model.set_frame(self.result.cluster.table, cluster_columns())
         self._later(lambda: self._show_rank_charts(r, stage))
 
     def _show_rank_charts(self, r: RankAnalysis, stage: int) -> None:
@@ -583,7 +653,7 @@ class ProfilerTab(QWidget):
             self._kernels_ready(r, cached)
             return
         frame = r.kernels
-        specs = kernel_columns(frame, self.tr)
+        specs = kernel_columns(frame)
         self.kernel_model.set_frame(pd.DataFrame())
         self.scatter.set_points(None)
         self.kernel_count.setText(self.tr("preparing {0} kernels…").format(f"{len(frame):,}"))
@@ -591,12 +661,16 @@ class ProfilerTab(QWidget):
         def job(progress):
             table = prepare_table(frame, specs)
             check(progress)
-            points = scatter_points(frame[C.DURATION_US].to_numpy(), frame["mfu"].to_numpy(),
-                                    frame.get(C.NAME))
+            points = scatter_points(frame[C.DURATION_US].to_numpy(), frame["mfu"].to_numpy(), frame.get(C.NAME))
             return table, points
 
-        self.runner.start(VIEW_CHANNEL, job, lambda prepared: self._kernels_ready(r, prepared), self._failed,
-                          label=self.tr("Preparing the kernel table"))
+        self.runner.start(
+            VIEW_CHANNEL,
+            job,
+            lambda prepared: self._kernels_ready(r, prepared),
+            self._failed,
+            label=self.tr("Preparing the kernel table"),
+        )
 
     def _kernels_ready(self, r: RankAnalysis, prepared) -> None:
         self._views[id(r)] = prepared
@@ -620,8 +694,9 @@ class ProfilerTab(QWidget):
         lines = []
         for rank in self.result.ranks:
             s = rank.summary
-            lines.append(self.tr("rank {0}: {1} — {2}").format(s.rank, s.chip or self.tr("not confirmed"),
-                                                               s.peak_source))
+            lines.append(
+                self.tr("rank {0}: {1} — {2}").format(s.rank, s.chip or self.tr("not confirmed"), s.peak_source)
+            )
         self.rank_chips.setText("\n".join(lines[:64]))
         text = []
         if r is not None:
@@ -651,8 +726,9 @@ class ProfilerTab(QWidget):
         if self.filter_class.currentData():
             mask &= model.values_mask("klass", {self.filter_class.currentData()})
         model.set_mask(None if mask.all() else mask)
-        self.kernel_count.setText(self.tr("{0} of {1} kernels").format(f"{model.rowCount():,}",
-                                                                       f"{len(model.frame):,}"))
+        self.kernel_count.setText(
+            self.tr("{0} of {1} kernels").format(f"{model.rowCount():,}", f"{len(model.frame):,}")
+        )
 
     def _kernel_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid() or self.current is None:
@@ -660,8 +736,9 @@ class ProfilerTab(QWidget):
             return
         row = self.kernel_model.source_row(current.row())
         record = self.current.kernels.iloc[row].to_dict()
-        derivation, prefill = explain_kernel(record, self.current.summary.chip, self.current.summary.peak_source,
-                                             self.options().flops)
+        derivation, prefill = explain_kernel(
+            record, self.current.summary.chip, self.current.summary.peak_source, self.options().flops
+        )
         self.kernel_derivation.setMarkdown(derivation_markdown(derivation))
         self._prefill = prefill
         self.calc_button.setEnabled(prefill.kind is not None)
@@ -684,7 +761,8 @@ class ProfilerTab(QWidget):
             return
         index = self.kernel_model.index(row, 0)
         self.kernel_view.selectionModel().setCurrentIndex(
-            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        )
         self.kernel_view.scrollTo(index)
         self.tabs.setCurrentIndex(1)
 
@@ -698,25 +776,43 @@ def catalog_names(catalog: ChipCatalog) -> list[str]:
     return [c.identifier for c in catalog.chips]
 
 
-def aggregate_columns(frame: pd.DataFrame, tr) -> list[ColumnSpec]:
+def aggregate_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
     """Readable specs for the aggregate tables."""
     labels = {
-        "type": (tr("Type"), None), "input_shapes": (tr("Input shapes"), None),
-        "output_shapes": (tr("Output shapes"), None), "dtype": (tr("Dtype"), None),
-        "count": (tr("Count"), fmt_int), "time_us": (tr("Time (µs)"), fmt_us),
-        "time_share": (tr("Share"), fmt_pct), "counted": (tr("Counted"), fmt_int),
-        "counted_time_us": (tr("Counted time (µs)"), fmt_us), "flops": (tr("FLOPs"), fmt_flops),
-        "flops_per_call": (tr("FLOPs per call"), fmt_flops), "mean_us": (tr("Mean (µs)"), fmt_us),
-        "achieved_tflops": (tr("Achieved TFLOP/s"), fmt_number), "mfu": (tr("MFU"), fmt_pct),
-        "mfu_lo": (tr("MFU low"), fmt_pct), "mfu_hi": (tr("MFU high"), fmt_pct),
-        "cube_utilization": (tr("Cube util (%)"), fmt_number), "lost_us": (tr("Lost (µs)"), fmt_us),
-        "status": (tr("Status"), None), "reason": (tr("Reason"), None), "assumption": (tr("Assumption"), None),
-        "confidence": (tr("Confidence"), None), "step": (tr("Step"), None),
-        "computing": (tr("Computing (µs)"), fmt_us), "comm_not_overlapped": (tr("Comm not overlapped (µs)"), fmt_us),
-        "overlapped": (tr("Overlapped (µs)"), fmt_us), "communication": (tr("Communication (µs)"), fmt_us),
-        "free": (tr("Free (µs)"), fmt_us), "stage": (tr("Stage (µs)"), fmt_us), "bubble": (tr("Bubble (µs)"), fmt_us),
-        "step_time_us": (tr("Step time (µs)"), fmt_us), "mfu_step": (tr("Step MFU"), fmt_pct),
-        "mfu_lo_step": (tr("Step MFU low"), fmt_pct), "mfu_hi_step": (tr("Step MFU high"), fmt_pct),
+        "type": (translate("Columns", "Type"), None),
+        "input_shapes": (translate("Columns", "Input shapes"), None),
+        "output_shapes": (translate("Columns", "Output shapes"), None),
+        "dtype": (translate("Columns", "Dtype"), None),
+        "count": (translate("Columns", "Count"), fmt_int),
+        "time_us": (translate("Columns", "Time (µs)"), fmt_us),
+        "time_share": (translate("Columns", "Share"), fmt_pct),
+        "counted": (translate("Columns", "Counted"), fmt_int),
+        "counted_time_us": (translate("Columns", "Counted time (µs)"), fmt_us),
+        "flops": (translate("Columns", "FLOPs"), fmt_flops),
+        "flops_per_call": (translate("Columns", "FLOPs per call"), fmt_flops),
+        "mean_us": (translate("Columns", "Mean (µs)"), fmt_us),
+        "achieved_tflops": (translate("Columns", "Achieved TFLOP/s"), fmt_number),
+        "mfu": (translate("Columns", "MFU"), fmt_pct),
+        "mfu_lo": (translate("Columns", "MFU low"), fmt_pct),
+        "mfu_hi": (translate("Columns", "MFU high"), fmt_pct),
+        "cube_utilization": (translate("Columns", "Cube util (%)"), fmt_number),
+        "lost_us": (translate("Columns", "Lost (µs)"), fmt_us),
+        "status": (translate("Columns", "Status"), None),
+        "reason": (translate("Columns", "Reason"), None),
+        "assumption": (translate("Columns", "Assumption"), None),
+        "confidence": (translate("Columns", "Confidence"), None),
+        "step": (translate("Columns", "Step"), None),
+        "computing": (translate("Columns", "Computing (µs)"), fmt_us),
+        "comm_not_overlapped": (translate("Columns", "Comm not overlapped (µs)"), fmt_us),
+        "overlapped": (translate("Columns", "Overlapped (µs)"), fmt_us),
+        "communication": (translate("Columns", "Communication (µs)"), fmt_us),
+        "free": (translate("Columns", "Free (µs)"), fmt_us),
+        "stage": (translate("Columns", "Stage (µs)"), fmt_us),
+        "bubble": (translate("Columns", "Bubble (µs)"), fmt_us),
+        "step_time_us": (translate("Columns", "Step time (µs)"), fmt_us),
+        "mfu_step": (translate("Columns", "Step MFU"), fmt_pct),
+        "mfu_lo_step": (translate("Columns", "Step MFU low"), fmt_pct),
+        "mfu_hi_step": (translate("Columns", "Step MFU high"), fmt_pct),
     }
     specs = []
     for col in frame.columns:
@@ -725,15 +821,22 @@ def aggregate_columns(frame: pd.DataFrame, tr) -> list[ColumnSpec]:
     return specs
 
 
-def cluster_columns(tr) -> list[ColumnSpec]:
+def cluster_columns() -> list[ColumnSpec]:
     """Specs of the cluster table."""
-    return [ColumnSpec("rank", tr("Rank"), fmt_int), ColumnSpec("chip", tr("Chip")),
-            ColumnSpec("mfu_ops", tr("Operator MFU"), fmt_pct, color_mfu=True),
-            ColumnSpec("mfu_step", tr("Step MFU"), fmt_pct, color_mfu=True),
-            ColumnSpec("cube_utilization", tr("Cube util"), fmt_pct), ColumnSpec("tier", tr("Tier"), fmt_int),
-            ColumnSpec("step_time_us", tr("Step time (µs)"), fmt_us), ColumnSpec("computing", tr("Computing (µs)"),
-                                                                                 fmt_us),
-            ColumnSpec("comm_not_overlapped", tr("Comm not overlapped (µs)"), fmt_us),
-            ColumnSpec("free", tr("Free (µs)"), fmt_us), ColumnSpec("bubble", tr("Bubble (µs)"), fmt_us),
-            ColumnSpec("kernels", tr("Kernels"), fmt_int), ColumnSpec("countable_kernels", tr("Counted"), fmt_int),
-            ColumnSpec("slow", tr("Slow"), fmt_int), ColumnSpec("path", tr("Folder"))]
+    return [
+        ColumnSpec("rank", translate("Columns", "Rank"), fmt_int),
+        ColumnSpec("chip", translate("Columns", "Chip")),
+        ColumnSpec("mfu_ops", translate("Columns", "Operator MFU"), fmt_pct, color_mfu=True),
+        ColumnSpec("mfu_step", translate("Columns", "Step MFU"), fmt_pct, color_mfu=True),
+        ColumnSpec("cube_utilization", translate("Columns", "Cube util"), fmt_pct),
+        ColumnSpec("tier", translate("Columns", "Tier"), fmt_int),
+        ColumnSpec("step_time_us", translate("Columns", "Step time (µs)"), fmt_us),
+        ColumnSpec("computing", translate("Columns", "Computing (µs)"), fmt_us),
+        ColumnSpec("comm_not_overlapped", translate("Columns", "Comm not overlapped (µs)"), fmt_us),
+        ColumnSpec("free", translate("Columns", "Free (µs)"), fmt_us),
+        ColumnSpec("bubble", translate("Columns", "Bubble (µs)"), fmt_us),
+        ColumnSpec("kernels", translate("Columns", "Kernels"), fmt_int),
+        ColumnSpec("countable_kernels", translate("Columns", "Counted"), fmt_int),
+        ColumnSpec("slow", translate("Columns", "Slow"), fmt_int),
+        ColumnSpec("path", translate("Columns", "Folder")),
+    ]
