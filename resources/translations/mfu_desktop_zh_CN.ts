@@ -1,0 +1,1766 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>CalculatorTab</name>
+    <message>
+        <source>GEMM (M×K · K×N)</source>
+        <translation>GEMM（M×K · K×N）</translation>
+    </message>
+    <message>
+        <source>Batched matmul (B × M×K · K×N)</source>
+        <translation>批量矩阵乘（B × M×K · K×N）</translation>
+    </message>
+    <message>
+        <source>Linear layer (B,L,D_in) · (D_in,D_out)</source>
+        <translation>线性层 (B,L,D_in) · (D_in,D_out)</translation>
+    </message>
+    <message>
+        <source>Attention QKᵀ</source>
+        <translation>注意力 QKᵀ</translation>
+    </message>
+    <message>
+        <source>FlashAttention forward</source>
+        <translation>FlashAttention 前向</translation>
+    </message>
+    <message>
+        <source>FlashAttention backward</source>
+        <translation>FlashAttention 反向</translation>
+    </message>
+    <message>
+        <source>Whole model (PaLM 6N + 12LHQT)</source>
+        <translation>整模型（PaLM 6N + 12LHQT）</translation>
+    </message>
+    <message>
+        <source>Operator</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>Peak and time</source>
+        <translation>峰值与耗时</translation>
+    </message>
+    <message>
+        <source>Custom peak (enter below)</source>
+        <translation>自定义峰值（在下方输入）</translation>
+    </message>
+    <message>
+        <source>TFLOP/s</source>
+        <translation>TFLOP/s</translation>
+    </message>
+    <message>
+        <source>time per call</source>
+        <translation>单次调用耗时</translation>
+    </message>
+    <message>
+        <source>number of accelerators</source>
+        <translation>加速卡数量</translation>
+    </message>
+    <message>
+        <source>Chip</source>
+        <translation>芯片</translation>
+    </message>
+    <message>
+        <source>Dtype</source>
+        <translation>数据类型</translation>
+    </message>
+    <message>
+        <source>Peak (TFLOP/s)</source>
+        <translation>理论峰值算力 (TFLOP/s)</translation>
+    </message>
+    <message>
+        <source>Time per call</source>
+        <translation>单次耗时</translation>
+    </message>
+    <message>
+        <source>Calls per iteration</source>
+        <translation>每次迭代调用次数</translation>
+    </message>
+    <message>
+        <source>Accelerators</source>
+        <translation>卡数</translation>
+    </message>
+    <message>
+        <source>FLOPs per call</source>
+        <translation>单次调用 FLOPs</translation>
+    </message>
+    <message>
+        <source>Achieved TFLOP/s</source>
+        <translation>达成算力 (TFLOP/s)</translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+    <message>
+        <source>Copy derivation as Markdown</source>
+        <translation>复制推导过程（Markdown）</translation>
+    </message>
+    <message>
+        <source>Dimensions</source>
+        <translation>维度</translation>
+    </message>
+    <message>
+        <source>FlashAttention</source>
+        <translation>FlashAttention</translation>
+    </message>
+    <message>
+        <source>0 — defaultMask (full)</source>
+        <translation>0 — defaultMask（全量）</translation>
+    </message>
+    <message>
+        <source>1 — allMask</source>
+        <translation>1 — allMask</translation>
+    </message>
+    <message>
+        <source>2 — leftUpCausal</source>
+        <translation>2 — leftUpCausal（左上因果）</translation>
+    </message>
+    <message>
+        <source>3 — rightDownCausal</source>
+        <translation>3 — rightDownCausal（右下因果）</translation>
+    </message>
+    <message>
+        <source>4 — band (pre/next tokens)</source>
+        <translation>4 — band（pre/next tokens）</translation>
+    </message>
+    <message>
+        <source>5–8 — prefix/varlen variants (upper bound)</source>
+        <translation>5–8 — prefix/varlen 变体（按全量计，上界）</translation>
+    </message>
+    <message>
+        <source>exact geometry</source>
+        <translation>精确几何</translation>
+    </message>
+    <message>
+        <source>seed (continuous S²/2)</source>
+        <translation>种子文档口径（连续近似 S²/2）</translation>
+    </message>
+    <message>
+        <source>model FLOPs (2× forward)</source>
+        <translation>模型 FLOPs（前向的 2 倍）</translation>
+    </message>
+    <message>
+        <source>executed FLOPs (2.5×, HFU view)</source>
+        <translation>实际执行 FLOPs（2.5 倍，HFU 口径）</translation>
+    </message>
+    <message>
+        <source>Query heads</source>
+        <translation>Query 头数</translation>
+    </message>
+    <message>
+        <source>pre_tokens</source>
+        <translation>pre_tokens</translation>
+    </message>
+    <message>
+        <source>next_tokens</source>
+        <translation>next_tokens</translation>
+    </message>
+    <message>
+        <source>input_layout</source>
+        <translation>input_layout（布局）</translation>
+    </message>
+    <message>
+        <source>optional</source>
+        <translation>可选</translation>
+    </message>
+    <message>
+        <source>sparse_mode</source>
+        <translation>sparse_mode（稀疏模式）</translation>
+    </message>
+    <message>
+        <source>Mask geometry</source>
+        <translation>掩码几何口径</translation>
+    </message>
+    <message>
+        <source>Backward counts</source>
+        <translation>反向计数口径</translation>
+    </message>
+    <message>
+        <source>Whole model</source>
+        <translation>整模型</translation>
+    </message>
+    <message>
+        <source>Parameters N (active)</source>
+        <translation>参数量 N（激活参数）</translation>
+    </message>
+    <message>
+        <source>Layers L</source>
+        <translation>层数 L</translation>
+    </message>
+    <message>
+        <source>Heads H</source>
+        <translation>头数 H</translation>
+    </message>
+    <message>
+        <source>Head dim Q</source>
+        <translation>头维度 Q</translation>
+    </message>
+    <message>
+        <source>Sequence T</source>
+        <translation>序列长度 T</translation>
+    </message>
+    <message>
+        <source>Tokens/s (whole job)</source>
+        <translation>Tokens/s（整个作业）</translation>
+    </message>
+    <message>
+        <source>or: global batch (sequences)</source>
+        <translation>或：全局 batch（序列数）</translation>
+    </message>
+    <message>
+        <source>and step time (s)</source>
+        <translation>以及 step 耗时 (s)</translation>
+    </message>
+    <message>
+        <source>Recomputed share of 2N (HFU)</source>
+        <translation>2N 中重计算的比例 (HFU)</translation>
+    </message>
+    <message>
+        <source>Target MFU (inverse solve)</source>
+        <translation>目标 MFU（反向求解）</translation>
+    </message>
+    <message>
+        <source>attention forward recomputed</source>
+        <translation>注意力前向被重计算</translation>
+    </message>
+    <message>
+        <source>causal: halve the attention term</source>
+        <translation>因果：注意力项减半</translation>
+    </message>
+    <message>
+        <source>Megatron/MaxText convention; PaLM does not halve</source>
+        <translation>Megatron/MaxText 口径；PaLM 不减半</translation>
+    </message>
+    <message>
+        <source>describe the architecture instead of N</source>
+        <translation>按模型结构计算（代替 N）</translation>
+    </message>
+    <message>
+        <source>GQA projections, SwiGLU, MoE active experts, vocabulary logits</source>
+        <translation>GQA 投影、SwiGLU、MoE 激活专家、词表 logits</translation>
+    </message>
+    <message>
+        <source>Modern architecture</source>
+        <translation>现代模型结构</translation>
+    </message>
+    <message>
+        <source>KV heads (GQA)</source>
+        <translation>KV 头数 (GQA)</translation>
+    </message>
+    <message>
+        <source>FFN hidden</source>
+        <translation>FFN 隐层维度</translation>
+    </message>
+    <message>
+        <source>Vocabulary</source>
+        <translation>词表大小</translation>
+    </message>
+    <message>
+        <source>MoE experts</source>
+        <translation>MoE 专家数</translation>
+    </message>
+    <message>
+        <source>MoE top-k</source>
+        <translation>MoE top-k</translation>
+    </message>
+    <message>
+        <source>MoE shared experts</source>
+        <translation>MoE 共享专家数</translation>
+    </message>
+    <message>
+        <source>SwiGLU (3 FFN matmuls)</source>
+        <translation>SwiGLU（FFN 3 个矩阵乘）</translation>
+    </message>
+    <message>
+        <source>count the vocabulary logits</source>
+        <translation>计入词表 logits</translation>
+    </message>
+    <message>
+        <source>entered by you</source>
+        <translation>手动输入</translation>
+    </message>
+    <message>
+        <source>peak</source>
+        <translation>峰值</translation>
+    </message>
+    <message>
+        <source>time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>give B, L, D_in and D_out</source>
+        <translation>请给出 B、L、D_in 和 D_out</translation>
+    </message>
+    <message>
+        <source>give B, H, L_q, L_k and D_h</source>
+        <translation>请给出 B、H、L_q、L_k 和 D_h</translation>
+    </message>
+    <message>
+        <source>heads</source>
+        <translation>头数</translation>
+    </message>
+    <message>
+        <source>accelerators</source>
+        <translation>卡数</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>tokens/s</translation>
+    </message>
+    <message>
+        <source>global batch</source>
+        <translation>全局 batch</translation>
+    </message>
+    <message>
+        <source>step time</source>
+        <translation>step 耗时</translation>
+    </message>
+    <message>
+        <source>recomputed share</source>
+        <translation>重计算比例</translation>
+    </message>
+    <message>
+        <source>target MFU</source>
+        <translation>目标 MFU</translation>
+    </message>
+    <message>
+        <source>missing: {0}</source>
+        <translation>缺少：{0}</translation>
+    </message>
+    <message>
+        <source>per token</source>
+        <translation>每 token</translation>
+    </message>
+    <message>
+        <source>tokens/s at the target MFU</source>
+        <translation>目标 MFU 下的 tokens/s</translation>
+    </message>
+    <message>
+        <source>per token (attention {0} TFLOP)</source>
+        <translation>每 token（注意力 {0} TFLOP）</translation>
+    </message>
+    <message>
+        <source>MFU without attention</source>
+        <translation>不含注意力的 MFU</translation>
+    </message>
+    <message>
+        <source>with attention; HFU {0}</source>
+        <translation>含注意力；HFU {0}</translation>
+    </message>
+    <message>
+        <source>Missing inputs: {0}</source>
+        <translation>缺少输入：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>CatalogEditor</name>
+    <message>
+        <source>Chip catalog</source>
+        <translation>芯片规格库</translation>
+    </message>
+    <message>
+        <source>Shipped rows are read-only and carry their sources. Your rows (saved in {0}) override a shipped row with the same vendor and model, or add a chip. Blank = not published: it is never treated as 0.</source>
+        <translation>内置行只读，并注明数据来源。你的行（保存在 {0}）会覆盖厂商和型号相同的内置行，或新增一款芯片。空白表示未公开，绝不会当作 0。</translation>
+    </message>
+    <message>
+        <source>Shipped ({0})</source>
+        <translation>内置（{0}）</translation>
+    </message>
+    <message>
+        <source>New chip</source>
+        <translation>新增芯片</translation>
+    </message>
+    <message>
+        <source>Copy selected shipped chip</source>
+        <translation>复制选中的内置芯片</translation>
+    </message>
+    <message>
+        <source>Remove row</source>
+        <translation>删除行</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>打开目录</translation>
+    </message>
+    <message>
+        <source>Yours</source>
+        <translation>我的</translation>
+    </message>
+    <message>
+        <source>{0} problem(s); first: {1}</source>
+        <translation>{0} 个问题；第一个：{1}</translation>
+    </message>
+    <message>
+        <source>Select a shipped chip first (Shipped tab).</source>
+        <translation>请先在“内置”页选中一款芯片。</translation>
+    </message>
+    <message>
+        <source>Not saved: {0}</source>
+        <translation>未保存：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>Columns</name>
+    <message>
+        <source>Chip</source>
+        <translation>芯片</translation>
+    </message>
+    <message>
+        <source>Arch</source>
+        <translation>架构</translation>
+    </message>
+    <message>
+        <source>Compute ×</source>
+        <translation>计算 ×</translation>
+    </message>
+    <message>
+        <source>compute-class kernels only</source>
+        <translation>仅计算类算子</translation>
+    </message>
+    <message>
+        <source>Step ×</source>
+        <translation>Step ×</translation>
+    </message>
+    <message>
+        <source>whole step, composed by time (prediction.md §4.3)</source>
+        <translation>整个 step，按时间合成（prediction.md §4.3）</translation>
+    </message>
+    <message>
+        <source>README formula ×</source>
+        <translation>README 公式 ×</translation>
+    </message>
+    <message>
+        <source>the seed README&apos;s arithmetic-mean formula, for comparison</source>
+        <translation>种子 README 的算术平均公式，供对比</translation>
+    </message>
+    <message>
+        <source>Predicted compute (µs)</source>
+        <translation>预估计算耗时 (µs)</translation>
+    </message>
+    <message>
+        <source>Predicted step (µs)</source>
+        <translation>预估 step 耗时 (µs)</translation>
+    </message>
+    <message>
+        <source>Transfer (µs)</source>
+        <translation>真实通信 (µs)</translation>
+    </message>
+    <message>
+        <source>Wait (µs)</source>
+        <translation>等待 (µs)</translation>
+    </message>
+    <message>
+        <source>Fallback share</source>
+        <translation>回退占比</translation>
+    </message>
+    <message>
+        <source>Unpredictable share</source>
+        <translation>无法预估占比</translation>
+    </message>
+    <message>
+        <source>Slowest rank</source>
+        <translation>最慢 rank</translation>
+    </message>
+    <message>
+        <source>Rules</source>
+        <translation>规则</translation>
+    </message>
+    <message>
+        <source>HBM GB/s</source>
+        <translation>HBM GB/s</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rank</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>算子类型</translation>
+    </message>
+    <message>
+        <source>Core</source>
+        <translation>核类型</translation>
+    </message>
+    <message>
+        <source>Class</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>Peak unit</source>
+        <translation>峰值单元</translation>
+    </message>
+    <message>
+        <source>Duration (µs)</source>
+        <translation>耗时 (µs)</translation>
+    </message>
+    <message>
+        <source>Compute (µs)</source>
+        <translation>计算时间 (µs)</translation>
+    </message>
+    <message>
+        <source>Memory (µs)</source>
+        <translation>访存时间 (µs)</translation>
+    </message>
+    <message>
+        <source>Compute ratio</source>
+        <translation>算力比</translation>
+    </message>
+    <message>
+        <source>Memory ratio</source>
+        <translation>带宽比</translation>
+    </message>
+    <message>
+        <source>Scale</source>
+        <translation>缩放系数</translation>
+    </message>
+    <message>
+        <source>Predicted (µs)</source>
+        <translation>预估耗时 (µs)</translation>
+    </message>
+    <message>
+        <source>Fallback</source>
+        <translation>回退</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <extracomment>Delay between the steps of showing a rank: long enough for the event loop to paint and serve input in between, short enough to look instantaneous.</extracomment>
+        <translation>Step</translation>
+    </message>
+    <message>
+        <source>FLOPs</source>
+        <translation>FLOPs</translation>
+    </message>
+    <message>
+        <source>Achieved TFLOP/s</source>
+        <translation>达成算力 (TFLOP/s)</translation>
+    </message>
+    <message>
+        <source>Peak TFLOP/s</source>
+        <translation>峰值 TFLOP/s</translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+    <message>
+        <source>MFU low</source>
+        <translation>MFU 下限</translation>
+    </message>
+    <message>
+        <source>MFU high</source>
+        <translation>MFU 上限</translation>
+    </message>
+    <message>
+        <source>Lost (µs)</source>
+        <translation>损失时间 (µs)</translation>
+    </message>
+    <message>
+        <source>duration × (1 − MFU)</source>
+        <translation>耗时 × (1 − MFU)</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Dtype</source>
+        <translation>数据类型</translation>
+    </message>
+    <message>
+        <source>Input shapes</source>
+        <translation>输入 shape</translation>
+    </message>
+    <message>
+        <source>Output shapes</source>
+        <translation>输出 shape</translation>
+    </message>
+    <message>
+        <source>Input dtypes</source>
+        <translation>输入数据类型</translation>
+    </message>
+    <message>
+        <source>Block dim</source>
+        <translation>Block Dim</translation>
+    </message>
+    <message>
+        <source>Mix block dim</source>
+        <translation>Mix Block Dim</translation>
+    </message>
+    <message>
+        <source>Cube util (%)</source>
+        <translation>cube 利用率 (%)</translation>
+    </message>
+    <message>
+        <source>hardware counter: how busy the cube pipeline was (not MFU)</source>
+        <translation>硬件计数器：cube 流水线的繁忙程度（不是 MFU）</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>可信度</translation>
+    </message>
+    <message>
+        <source>Assumption</source>
+        <translation>假设</translation>
+    </message>
+    <message>
+        <source>HW/model FLOPs</source>
+        <translation>硬件/模型 FLOPs</translation>
+    </message>
+    <message>
+        <source>aic_cube_fops / model FLOPs</source>
+        <translation>aic_cube_fops / 模型 FLOPs</translation>
+    </message>
+    <message>
+        <source>Executed FLOPs</source>
+        <translation>实际执行 FLOPs</translation>
+    </message>
+    <message>
+        <source>Start (ns)</source>
+        <translation>开始时间 (ns)</translation>
+    </message>
+    <message>
+        <source>Count</source>
+        <translation>次数</translation>
+    </message>
+    <message>
+        <source>Time (µs)</source>
+        <translation>耗时 (µs)</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>占比</translation>
+    </message>
+    <message>
+        <source>Counted</source>
+        <translation>计入数</translation>
+    </message>
+    <message>
+        <source>Counted time (µs)</source>
+        <translation>计入耗时 (µs)</translation>
+    </message>
+    <message>
+        <source>FLOPs per call</source>
+        <translation>单次调用 FLOPs</translation>
+    </message>
+    <message>
+        <source>Mean (µs)</source>
+        <translation>平均耗时 (µs)</translation>
+    </message>
+    <message>
+        <source>Computing (µs)</source>
+        <translation>计算 (µs)</translation>
+    </message>
+    <message>
+        <source>Comm not overlapped (µs)</source>
+        <translation>未掩盖通信 (µs)</translation>
+    </message>
+    <message>
+        <source>Overlapped (µs)</source>
+        <translation>被掩盖通信 (µs)</translation>
+    </message>
+    <message>
+        <source>Communication (µs)</source>
+        <translation>通信 (µs)</translation>
+    </message>
+    <message>
+        <source>Free (µs)</source>
+        <translation>空闲时间 (µs)</translation>
+    </message>
+    <message>
+        <source>Stage (µs)</source>
+        <translation>Stage (µs)</translation>
+    </message>
+    <message>
+        <source>Bubble (µs)</source>
+        <translation>空泡 (µs)</translation>
+    </message>
+    <message>
+        <source>Step time (µs)</source>
+        <translation>Step 耗时 (µs)</translation>
+    </message>
+    <message>
+        <source>Step MFU</source>
+        <translation>端到端 step MFU</translation>
+    </message>
+    <message>
+        <source>Step MFU low</source>
+        <translation>step MFU 下限</translation>
+    </message>
+    <message>
+        <source>Step MFU high</source>
+        <translation>step MFU 上限</translation>
+    </message>
+    <message>
+        <source>Operator MFU</source>
+        <translation>算子达成率</translation>
+    </message>
+    <message>
+        <source>Cube util</source>
+        <translation>cube 利用率</translation>
+    </message>
+    <message>
+        <source>Tier</source>
+        <translation>档位</translation>
+    </message>
+    <message>
+        <source>Kernels</source>
+        <translation>算子数</translation>
+    </message>
+    <message>
+        <source>Slow</source>
+        <translation>慢</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>目录</translation>
+    </message>
+</context>
+<context>
+    <name>CoreText</name>
+    <message>
+        <source>counted</source>
+        <translation>计入</translation>
+    </message>
+    <message>
+        <source>suspicious</source>
+        <translation>可疑</translation>
+    </message>
+    <message>
+        <source>excluded</source>
+        <translation>排除</translation>
+    </message>
+    <message>
+        <source>no FLOP rule</source>
+        <translation>无 FLOPs 规则</translation>
+    </message>
+    <message>
+        <source>cube</source>
+        <translation>cube</translation>
+    </message>
+    <message>
+        <source>vector</source>
+        <translation>vector</translation>
+    </message>
+    <message>
+        <source>mix</source>
+        <translation>mix</translation>
+    </message>
+    <message>
+        <source>aicpu</source>
+        <translation>aicpu</translation>
+    </message>
+    <message>
+        <source>comm</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>FLOPs-based MFU</source>
+        <translation>基于 FLOPs 的 MFU</translation>
+    </message>
+    <message>
+        <source>hardware cube utilisation (cube_utilization, not MFU)</source>
+        <translation>硬件 cube 利用率（cube_utilization，非 MFU）</translation>
+    </message>
+    <message>
+        <source>device-busy proxy (proxy, not MFU)</source>
+        <translation>设备繁忙代理值（代理值，非真实 MFU）</translation>
+    </message>
+    <message>
+        <source>&lt; 20 %: far from peak — typically memory bandwidth, launch overhead, or small/irregular shapes.</source>
+        <translation>&lt; 20 %: 远离峰值，通常受访存带宽、下发开销或小/不规则 shape 限制。</translation>
+    </message>
+    <message>
+        <source>20–30 %: low.</source>
+        <translation>20–30 %: 偏低。</translation>
+    </message>
+    <message>
+        <source>30–60 %: medium to good; many general workloads sit here.</source>
+        <translation>30–60 %: 中等偏好，多数通用负载在此区间。</translation>
+    </message>
+    <message>
+        <source>60–70 %: good, above typical general workloads.</source>
+        <translation>60–70 %: 良好，高于一般通用负载。</translation>
+    </message>
+    <message>
+        <source>&gt; 70 %: shape, parallelism and implementation are close to the device limit.</source>
+        <translation>&gt; 70 %: shape、并行度和实现已接近硬件极限。</translation>
+    </message>
+    <message>
+        <source>&gt; 100 % is physically impossible: check the shapes (transposes), the peak (chip, dtype) and the time unit.</source>
+        <translation>&gt; 100 %: 物理上不可能，请检查 shape（转置）、峰值（芯片、数据类型）和时间单位。</translation>
+    </message>
+    <message>
+        <source>Inputs</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>Missing inputs</source>
+        <translation>缺少的输入</translation>
+    </message>
+    <message>
+        <source>Formulas</source>
+        <translation>公式</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>Interpretation</source>
+        <translation>解读</translation>
+    </message>
+    <message>
+        <source>Hints</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>Conventions</source>
+        <translation>口径</translation>
+    </message>
+</context>
+<context>
+    <name>ExportDialog</name>
+    <message>
+        <source>Export analysis</source>
+        <translation>导出分析结果</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>目录</translation>
+    </message>
+    <message>
+        <source>Parquet (kernels)</source>
+        <translation>Parquet（算子明细）</translation>
+    </message>
+    <message>
+        <source>Tables</source>
+        <translation>表格</translation>
+    </message>
+    <message>
+        <source>Charts</source>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <source>summary.json and summary.md (top kernels by lost MFU, conventions) are always written. Nothing is ever written inside a profiler folder.</source>
+        <translation>总是写出 summary.json 和 summary.md（按损失时间排序的热点算子、所用口径）。绝不会写入 Profiling 数据目录。</translation>
+    </message>
+    <message>
+        <source>Export to</source>
+        <translation>导出到</translation>
+    </message>
+</context>
+<context>
+    <name>Field</name>
+    <message>
+        <source>“{0}” is not an integer</source>
+        <translation>“{0}”不是整数</translation>
+    </message>
+    <message>
+        <source>must be positive</source>
+        <translation>必须为正数</translation>
+    </message>
+    <message>
+        <source>must not be negative</source>
+        <translation>不能为负数</translation>
+    </message>
+    <message>
+        <source>“{0}” is not a number</source>
+        <translation>“{0}”不是数字</translation>
+    </message>
+    <message>
+        <source>“{0}” is not a shape such as 2,4096,32,128</source>
+        <translation>“{0}”不是形如 2,4096,32,128 的 shape</translation>
+    </message>
+    <message>
+        <source>“{0}” is not a list of integers such as 3,7,12</source>
+        <translation>“{0}”不是形如 3,7,12 的整数列表</translation>
+    </message>
+    <message>
+        <source>give non-negative integers separated by commas</source>
+        <translation>请输入以逗号分隔的非负整数</translation>
+    </message>
+</context>
+<context>
+    <name>HotOpsChart</name>
+    <message>
+        <source>Hot operators</source>
+        <extracomment>The scatter shows at most this many kernels (the longest ones); a million points would make the plot unusable and add nothing a table does not show better.</extracomment>
+        <translation>热点算子</translation>
+    </message>
+    <message>
+        <source>time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>lost time</source>
+        <translation>损失时间</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Calculator</source>
+        <translation>计算器</translation>
+    </message>
+    <message>
+        <source>Profiler</source>
+        <translation>Profiling 分析</translation>
+    </message>
+    <message>
+        <source>Prediction</source>
+        <translation>跨芯片预估</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Open folder…</source>
+        <translation>打开目录(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Open the &amp;demo profile</source>
+        <translation>打开演示数据(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Export analysis…</source>
+        <translation>导出分析结果(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Export &amp;prediction CSV…</source>
+        <translation>导出预估 CSV(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Theme</source>
+        <translation>主题(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Hot operators shown</source>
+        <translation>显示的热点算子数</translation>
+    </message>
+    <message>
+        <source>&amp;Tools</source>
+        <translation>工具(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Chip catalog…</source>
+        <translation>芯片规格库(&amp;C)…</translation>
+    </message>
+    <message>
+        <source>Clear the &amp;cache of parsed profiles</source>
+        <translation>清除已解析数据的缓存(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Formulas and conventions</source>
+        <translation>公式与口径(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;User guide</source>
+        <translation>用户指南(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;About MFU Desktop</source>
+        <translation>关于 MFU Desktop(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Open a profiler folder</source>
+        <translation>打开 Profiling 数据目录</translation>
+    </message>
+    <message>
+        <source>Nothing to open: {0} does not exist.</source>
+        <translation>无法打开：{0} 不存在。</translation>
+    </message>
+    <message>
+        <source>Not found, skipped: {0}</source>
+        <translation>未找到，已跳过：{0}</translation>
+    </message>
+    <message>
+        <source>(none yet)</source>
+        <translation>（暂无）</translation>
+    </message>
+    <message>
+        <source>Clear the list</source>
+        <translation>清空列表</translation>
+    </message>
+    <message>
+        <source>{0} no longer exists; removed from the recent list.</source>
+        <translation>{0} 已不存在，已从最近列表中移除。</translation>
+    </message>
+    <message>
+        <source>Nothing to export yet: open a profile first.</source>
+        <translation>暂无可导出的内容：请先打开 Profiling 数据。</translation>
+    </message>
+    <message>
+        <source>Export refused: {0}</source>
+        <translation>拒绝导出：{0}</translation>
+    </message>
+    <message>
+        <source>Export failed: {0}</source>
+        <translation>导出失败：{0}</translation>
+    </message>
+    <message>
+        <source>Exported {0} files to {1}</source>
+        <translation>已导出 {0} 个文件到 {1}</translation>
+    </message>
+    <message>
+        <source>Exporting</source>
+        <translation>正在导出</translation>
+    </message>
+    <message>
+        <source>The language changes the next time MFU Desktop starts.</source>
+        <translation>语言将在下次启动 MFU Desktop 时生效。</translation>
+    </message>
+    <message>
+        <source>Chip catalog reloaded: {0} chips</source>
+        <translation>芯片规格库已重新加载：{0} 款芯片</translation>
+    </message>
+    <message>
+        <source>Removed {0} cached file(s)</source>
+        <translation>已删除 {0} 个缓存文件</translation>
+    </message>
+    <message>
+        <source>The user guide is not installed ({0}).</source>
+        <translation>未安装用户指南（{0}）。</translation>
+    </message>
+    <message>
+        <source>User guide</source>
+        <translation>用户指南</translation>
+    </message>
+</context>
+<context>
+    <name>MfuScatter</name>
+    <message>
+        <source>MFU per kernel</source>
+        <translation>各算子 MFU</translation>
+    </message>
+    <message>
+        <source>duration (µs, log scale)</source>
+        <translation>耗时（µs，对数坐标）</translation>
+    </message>
+    <message>
+        <source>MFU (%)</source>
+        <translation>MFU (%)</translation>
+    </message>
+    <message>
+        <source>MFU per kernel — select a rank to see its kernels</source>
+        <translation>各算子 MFU — 选择一个 rank 查看其算子</translation>
+    </message>
+    <message>
+        <source>MFU per kernel: no kernel has a FLOPs-based MFU</source>
+        <translation>各算子 MFU：没有算子具备基于 FLOPs 的 MFU</translation>
+    </message>
+    <message>
+        <source>MFU per kernel (the {0} longest of {1})</source>
+        <translation>各算子 MFU（{1} 个中耗时最长的 {0} 个）</translation>
+    </message>
+</context>
+<context>
+    <name>Notices</name>
+    <message>
+        <source>The {0} translation is not installed; the interface stays in English.</source>
+        <extracomment>How long ``--screenshot`` waits for the background work before giving up.</extracomment>
+        <translation>未安装 {0} 翻译，界面保持英文。</translation>
+    </message>
+    <message>
+        <source>Your chip catalog has problems ({0}); the bad rows are ignored.</source>
+        <translation>你的芯片规格库有问题（{0}）；有问题的行已被忽略。</translation>
+    </message>
+    <message>
+        <source>Your chip catalog had problems ({0}). {1} valid row(s) were kept; the original file was saved as {2}.</source>
+        <translation>你的芯片规格库有问题（{0}）。已保留 {1} 个有效行；原文件已另存为 {2}。</translation>
+    </message>
+    <message>
+        <source>Unexpected error: {0}. The app keeps running; details are in {1}</source>
+        <translation>意外错误：{0}。程序继续运行；详情见 {1}</translation>
+    </message>
+    <message>
+        <source>Settings file was unreadable ({why}); defaults are used and the old file was kept as {backup}.</source>
+        <extracomment>Recent folders kept in File → Open recent. Notice templates (English source; the window shows them translated, placeholders filled).</extracomment>
+        <translation>设置文件无法读取（{why}）；已使用默认设置，原文件保留为 {backup}。</translation>
+    </message>
+    <message>
+        <source>Settings file was unreadable ({why}); defaults are used.</source>
+        <translation>设置文件无法读取（{why}）；已使用默认设置。</translation>
+    </message>
+    <message>
+        <source>Some settings were invalid and reset to defaults: {names}.</source>
+        <translation>部分设置无效，已恢复默认：{names}。</translation>
+    </message>
+</context>
+<context>
+    <name>PredictedStepChart</name>
+    <message>
+        <source>Predicted step breakdown</source>
+        <translation>预估 step 构成</translation>
+    </message>
+    <message>
+        <source>chip</source>
+        <translation>芯片</translation>
+    </message>
+    <message>
+        <source>time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>computing</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>comm. not overlapped</source>
+        <translation>未掩盖通信</translation>
+    </message>
+    <message>
+        <source>free</source>
+        <translation>空闲时间</translation>
+    </message>
+</context>
+<context>
+    <name>PredictionTab</name>
+    <message>
+        <source>Source and targets</source>
+        <translation>基线与目标</translation>
+    </message>
+    <message>
+        <source>Detected from the profile</source>
+        <translation>从 Profiling 数据识别</translation>
+    </message>
+    <message>
+        <source>none (step not predicted)</source>
+        <translation>无（不预估 step）</translation>
+    </message>
+    <message>
+        <source>cpu coefficient assumed for chips without one (an assumption)</source>
+        <translation>为没有 cpu 系数的芯片假设的系数（这是假设）</translation>
+    </message>
+    <message>
+        <source>Source chip</source>
+        <translation>基线芯片</translation>
+    </message>
+    <message>
+        <source>Assumed cpu coefficient</source>
+        <translation>假设的 cpu 系数</translation>
+    </message>
+    <message>
+        <source>Target chips</source>
+        <translation>目标芯片</translation>
+    </message>
+    <message>
+        <source>Architecture rules (editable; every detail row names the rules that touched it)</source>
+        <translation>架构规则（可编辑；每行明细都注明所用规则）</translation>
+    </message>
+    <message>
+        <source>Predict</source>
+        <translation>预估</translation>
+    </message>
+    <message>
+        <source>Export CSV…</source>
+        <translation>导出 CSV…</translation>
+    </message>
+    <message>
+        <source>Results</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>Select a chip in the results to see each kernel&apos;s prediction.</source>
+        <translation>在结果中选择一款芯片，查看每个算子的预估。</translation>
+    </message>
+    <message>
+        <source>Per-kernel detail</source>
+        <translation>算子明细</translation>
+    </message>
+    <message>
+        <source>Assumptions and notes</source>
+        <translation>假设与说明</translation>
+    </message>
+    <message>
+        <source>chosen</source>
+        <translation>手动选择</translation>
+    </message>
+    <message>
+        <source>detected {0}-class = the seed&apos;s {1} row</source>
+        <translation>识别为 {0} 类 = 种子脚本的 {1} 行</translation>
+    </message>
+    <message>
+        <source>detected from the profile</source>
+        <translation>从 Profiling 数据识别</translation>
+    </message>
+    <message>
+        <source>default (the profile does not name the chip)</source>
+        <translation>默认（Profiling 数据未指明芯片）</translation>
+    </message>
+    <message>
+        <source>Load a profile first (Profiler tab or drag a folder onto the window).</source>
+        <translation>请先加载 Profiling 数据（Profiling 分析页，或将目录拖到窗口）。</translation>
+    </message>
+    <message>
+        <source>Check at least one target chip.</source>
+        <translation>请至少勾选一款目标芯片。</translation>
+    </message>
+    <message>
+        <source>Predicting</source>
+        <translation>正在预估</translation>
+    </message>
+    <message>
+        <source>The prediction failed: {0}</source>
+        <translation>预估失败：{0}</translation>
+    </message>
+    <message>
+        <source>Source: {0} ({1})</source>
+        <translation>基线：{0}（{1}）</translation>
+    </message>
+    <message>
+        <source>Excluded from the prediction: {0}</source>
+        <translation>未参与预估：{0}</translation>
+    </message>
+    <message>
+        <source>Predicted {0} chip(s)</source>
+        <translation>已预估 {0} 款芯片</translation>
+    </message>
+    <message>
+        <source>Computing the per-kernel prediction on {0}…</source>
+        <translation>正在计算 {0} 上各算子的预估…</translation>
+    </message>
+    <message>
+        <source>Per-kernel prediction</source>
+        <translation>算子级预估</translation>
+    </message>
+    <message>
+        <source>{0}: {1} kernels</source>
+        <translation>{0}：{1} 个算子</translation>
+    </message>
+    <message>
+        <source>Export prediction CSV files to</source>
+        <translation>导出预估 CSV 文件到</translation>
+    </message>
+    <message>
+        <source>Nothing to export yet: run a prediction first.</source>
+        <translation>暂无可导出的内容：请先运行预估。</translation>
+    </message>
+    <message>
+        <source>Wrote {0}</source>
+        <translation>已写出 {0}</translation>
+    </message>
+    <message>
+        <source>Export failed: {0}</source>
+        <translation>导出失败：{0}</translation>
+    </message>
+    <message>
+        <source>Exporting prediction</source>
+        <translation>正在导出预估</translation>
+    </message>
+</context>
+<context>
+    <name>ProfilerTab</name>
+    <message>
+        <source>Drag a profiler folder here (a cluster root, *_ascend_pt rank folders or ASCEND_PROFILER_OUTPUT), or use File → Open folder.</source>
+        <translation>将 Profiling 目录拖到此处（集群根目录、*_ascend_pt rank 目录或 ASCEND_PROFILER_OUTPUT），或使用 文件 → 打开目录。</translation>
+    </message>
+    <message>
+        <source>Operator MFU (算子达成率)</source>
+        <translation>算子达成率 (MFU)</translation>
+    </message>
+    <message>
+        <source>End-to-end step MFU</source>
+        <translation>端到端 step MFU</translation>
+    </message>
+    <message>
+        <source>Cube utilisation (not MFU)</source>
+        <translation>cube 利用率（非 MFU）</translation>
+    </message>
+    <message>
+        <source>Fallback tier</source>
+        <translation>兜底档位</translation>
+    </message>
+    <message>
+        <source>Chip and peak</source>
+        <translation>芯片与峰值</translation>
+    </message>
+    <message>
+        <source>Hot operators by lost time = time × (1 − MFU)</source>
+        <translation>按损失时间排序的热点算子 = 耗时 × (1 − MFU)</translation>
+    </message>
+    <message>
+        <source>Hot operators by total time</source>
+        <translation>按总耗时排序的热点算子</translation>
+    </message>
+    <message>
+        <source>Charts</source>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <source>type contains…</source>
+        <translation>类型包含…</translation>
+    </message>
+    <message>
+        <source>name contains…</source>
+        <translation>名称包含…</translation>
+    </message>
+    <message>
+        <source>all statuses</source>
+        <translation>全部状态</translation>
+    </message>
+    <message>
+        <source>all classes</source>
+        <translation>全部类别</translation>
+    </message>
+    <message>
+        <source>Open in calculator</source>
+        <translation>在计算器中打开</translation>
+    </message>
+    <message>
+        <source>Kernels</source>
+        <translation>算子明细</translation>
+    </message>
+    <message>
+        <source>By type</source>
+        <translation>按类型</translation>
+    </message>
+    <message>
+        <source>By type and shape</source>
+        <translation>按类型和 shape</translation>
+    </message>
+    <message>
+        <source>Exclusions</source>
+        <translation>排除项</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>Step</translation>
+    </message>
+    <message>
+        <source>Ranks</source>
+        <translation>Rank</translation>
+    </message>
+    <message>
+        <source>Assumptions (changing one recomputes in the background)</source>
+        <translation>假设（修改后在后台重新计算）</translation>
+    </message>
+    <message>
+        <source>Detected from the profile</source>
+        <translation>从 Profiling 数据识别</translation>
+    </message>
+    <message>
+        <source>inferred from the mask</source>
+        <translation>根据掩码推断</translation>
+    </message>
+    <message>
+        <source>0 — full</source>
+        <translation>0 — 全量</translation>
+    </message>
+    <message>
+        <source>2 — leftUpCausal</source>
+        <translation>2 — leftUpCausal（左上因果）</translation>
+    </message>
+    <message>
+        <source>3 — rightDownCausal</source>
+        <translation>3 — rightDownCausal（右下因果）</translation>
+    </message>
+    <message>
+        <source>inferred from softmax_max</source>
+        <translation>根据 softmax_max 推断</translation>
+    </message>
+    <message>
+        <source>model FLOPs (2× forward)</source>
+        <translation>模型 FLOPs（前向的 2 倍）</translation>
+    </message>
+    <message>
+        <source>executed FLOPs (2.5×, HFU view)</source>
+        <translation>实际执行 FLOPs（2.5 倍，HFU 口径）</translation>
+    </message>
+    <message>
+        <source>exact geometry</source>
+        <translation>精确几何</translation>
+    </message>
+    <message>
+        <source>seed (continuous)</source>
+        <translation>种子文档口径（连续近似）</translation>
+    </message>
+    <message>
+        <source>FP32 matmuls ran with HF32/TF32</source>
+        <translation>FP32 矩阵乘使用了 HF32/TF32</translation>
+    </message>
+    <message>
+        <source>Chip (all ranks)</source>
+        <translation>芯片（所有 rank）</translation>
+    </message>
+    <message>
+        <source>FlashAttention sparse_mode</source>
+        <translation>FlashAttention sparse_mode</translation>
+    </message>
+    <message>
+        <source>FlashAttention layout</source>
+        <translation>FlashAttention 布局</translation>
+    </message>
+    <message>
+        <source>FlashAttention backward</source>
+        <translation>FlashAttention 反向</translation>
+    </message>
+    <message>
+        <source>Mask geometry</source>
+        <translation>掩码几何口径</translation>
+    </message>
+    <message>
+        <source>Warnings, capture configuration and conventions</source>
+        <translation>警告、采集配置与口径</translation>
+    </message>
+    <message>
+        <source>Assumptions</source>
+        <translation>假设</translation>
+    </message>
+    <message>
+        <source>Loading {0}…</source>
+        <translation>正在加载 {0}…</translation>
+    </message>
+    <message>
+        <source>Analysing profile</source>
+        <translation>正在分析 Profiling 数据</translation>
+    </message>
+    <message>
+        <source>The analysis failed: {0}</source>
+        <translation>分析失败：{0}</translation>
+    </message>
+    <message>
+        <source>No rank could be loaded. {0}</source>
+        <translation>没有可加载的 rank。{0}</translation>
+    </message>
+    <message>
+        <source>Loaded {0} rank(s)</source>
+        <translation>已加载 {0} 个 rank</translation>
+    </message>
+    <message>
+        <source>{0} was not loaded: {1}</source>
+        <translation>{0} 未加载：{1}</translation>
+    </message>
+    <message>
+        <source>Cluster: {0} ranks</source>
+        <translation>集群：{0} 个 rank</translation>
+    </message>
+    <message>
+        <source>all ranks, {0} TFLOP/s</source>
+        <translation>所有 rank，{0} TFLOP/s</translation>
+    </message>
+    <message>
+        <source>range over ranks</source>
+        <translation>各 rank 的范围</translation>
+    </message>
+    <message>
+        <source>mean over ranks</source>
+        <translation>各 rank 平均</translation>
+    </message>
+    <message>
+        <source>Slow ranks</source>
+        <translation>慢 rank</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>step time above the fastest rank + 5 %</source>
+        <translation>step 耗时超过最快 rank + 5 %</translation>
+    </message>
+    <message>
+        <source>not confirmed</source>
+        <translation>未确认</translation>
+    </message>
+    <message>
+        <source>select a rank to see its kernels</source>
+        <translation>选择一个 rank 查看其算子</translation>
+    </message>
+    <message>
+        <source>Rank {0} — {1}</source>
+        <translation>Rank {0} — {1}</translation>
+    </message>
+    <message>
+        <source>{0} TFLOP/s over {1} counted kernels</source>
+        <translation>{1} 个计入算子，{0} TFLOP/s</translation>
+    </message>
+    <message>
+        <source>chip not confirmed</source>
+        <translation>芯片未确认</translation>
+    </message>
+    <message>
+        <source>no FLOPs-based MFU</source>
+        <translation>无基于 FLOPs 的 MFU</translation>
+    </message>
+    <message>
+        <source>step time {0} ms</source>
+        <translation>step 耗时 {0} ms</translation>
+    </message>
+    <message>
+        <source>no step trace</source>
+        <translation>无 step trace</translation>
+    </message>
+    <message>
+        <source>duration-weighted over cube/mix kernels</source>
+        <translation>按耗时加权（cube/mix 算子）</translation>
+    </message>
+    <message>
+        <source>preparing {0} kernels…</source>
+        <translation>正在准备 {0} 个算子…</translation>
+    </message>
+    <message>
+        <source>Preparing the kernel table</source>
+        <translation>正在准备算子表</translation>
+    </message>
+    <message>
+        <source>rank {0}: {1} — {2}</source>
+        <translation>rank {0}：{1} — {2}</translation>
+    </message>
+    <message>
+        <source>Capture: {0}</source>
+        <translation>采集配置：{0}</translation>
+    </message>
+    <message>
+        <source>Hot operators by lost time</source>
+        <translation>按损失时间排序的热点算子</translation>
+    </message>
+    <message>
+        <source>Hot operators by time</source>
+        <translation>按耗时排序的热点算子</translation>
+    </message>
+    <message>
+        <source>{0} of {1} kernels</source>
+        <translation>{0} / {1} 个算子</translation>
+    </message>
+</context>
+<context>
+    <name>QDialog</name>
+    <message>
+        <source>Formulas and conventions</source>
+        <translation>公式与口径</translation>
+    </message>
+    <message>
+        <source>About MFU Desktop</source>
+        <translation>关于 MFU Desktop</translation>
+    </message>
+</context>
+<context>
+    <name>RankTreeModel</name>
+    <message>
+        <source>Rank</source>
+        <translation>Rank</translation>
+    </message>
+    <message>
+        <source>Chip</source>
+        <translation>芯片</translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+    <message>
+        <source>Tier</source>
+        <translation>档位</translation>
+    </message>
+    <message>
+        <source>Warnings</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>Cluster ({0} ranks)</source>
+        <translation>集群（{0} 个 rank）</translation>
+    </message>
+    <message>
+        <source>slow: {0}</source>
+        <translation>慢：{0}</translation>
+    </message>
+    <message>
+        <source>{0} ranks</source>
+        <translation>{0} 个 rank</translation>
+    </message>
+    <message>
+        <source>rank {0}</source>
+        <translation>rank {0}</translation>
+    </message>
+    <message>
+        <source>rank ?</source>
+        <translation>rank ?</translation>
+    </message>
+    <message>
+        <source>not confirmed</source>
+        <translation>未确认</translation>
+    </message>
+    <message>
+        <source>(slow)</source>
+        <translation>（慢）</translation>
+    </message>
+    <message>
+        <source>{0} — not loaded</source>
+        <translation>{0} — 未加载</translation>
+    </message>
+</context>
+<context>
+    <name>RelativePerformanceChart</name>
+    <message>
+        <source>Relative performance (baseline = 1.0)</source>
+        <translation>相对性能（基线 = 1.0）</translation>
+    </message>
+    <message>
+        <source>chip</source>
+        <translation>芯片</translation>
+    </message>
+    <message>
+        <source>speed-up (×)</source>
+        <translation>加速比 (×)</translation>
+    </message>
+    <message>
+        <source>compute-class kernels</source>
+        <translation>计算类算子</translation>
+    </message>
+    <message>
+        <source>whole step (time-based)</source>
+        <translation>整个 step（按时间）</translation>
+    </message>
+</context>
+<context>
+    <name>RulesModel</name>
+    <message>
+        <source>On</source>
+        <translation>启用</translation>
+    </message>
+    <message>
+        <source>Rule</source>
+        <translation>规则</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Chips containing</source>
+        <translation>芯片名包含</translation>
+    </message>
+    <message>
+        <source>Operator types</source>
+        <translation>算子类型</translation>
+    </message>
+    <message>
+        <source>Factor</source>
+        <translation>系数</translation>
+    </message>
+    <message>
+        <source>Bandwidth GB/s</source>
+        <translation>带宽 GB/s</translation>
+    </message>
+    <message>
+        <source>Only between vendor</source>
+        <translation>仅限同厂商</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>说明</translation>
+    </message>
+    <message>
+        <source>kind must be efficiency or bandwidth</source>
+        <translation>类型必须是 efficiency 或 bandwidth</translation>
+    </message>
+    <message>
+        <source>factor must be positive</source>
+        <translation>系数必须为正数</translation>
+    </message>
+    <message>
+        <source>bandwidth must be positive</source>
+        <translation>带宽必须为正数</translation>
+    </message>
+    <message>
+        <source>Rule not changed: {0}</source>
+        <translation>规则未修改：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>StepBreakdownChart</name>
+    <message>
+        <source>Step breakdown per rank</source>
+        <translation>各 rank 的 step 构成</translation>
+    </message>
+    <message>
+        <source>rank</source>
+        <translation>rank</translation>
+    </message>
+    <message>
+        <source>time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>computing</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>communication (not overlapped)</source>
+        <translation>未掩盖通信</translation>
+    </message>
+    <message>
+        <source>free</source>
+        <translation>空闲时间</translation>
+    </message>
+    <message>
+        <source>bubble</source>
+        <translation>空泡</translation>
+    </message>
+</context>
+</TS>
