@@ -453,10 +453,8 @@ def _add_common_calc(p: argparse.ArgumentParser) -> None:
 
 def _add_profile_commands(sub: argparse._SubParsersAction) -> None:
     """``analyze`` and ``predict`` (profiler folders)."""
-    try:
-        from mfu_desktop.cli_profile import add_profile_commands
-    except ImportError:  # pragma: no cover - the module ships with the package
-        return
+    from mfu_desktop.cli_profile import add_profile_commands
+
     add_profile_commands(sub)
 
 

@@ -76,6 +76,12 @@ def create(args: argparse.Namespace, app=None):
     app.setApplicationName("MFU Desktop")
     app.setOrganizationName("mfu-desktop")
     app.setApplicationVersion(__version__)
+    from PySide6.QtGui import QIcon
+
+    from mfu_desktop.core.paths import resources_dir
+
+    app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "mfu-desktop.png")))
+    app.setDesktopFileName("mfu-desktop")
     settings = load_settings()
     language = resolve_language(args.lang or settings.language)
     translate = QCoreApplication.translate
