@@ -1,5 +1,7 @@
 """``python -m mfu_desktop`` runs the ``mfu`` command line."""
 
+import sys
+
 from mfu_desktop.cli import main
 
-raise SystemExit(main())
+sys.exit(main())

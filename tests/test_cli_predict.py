@@ -100,3 +100,22 @@ def test_calibrate_json(capsys, profile):
 def test_nothing_to_predict(capsys, tmp_path):
     code, _, err = run(capsys, "predict", tmp_path)
     assert code == 1 and "no rank" in err
+
+
+def test_written_rules_file_is_the_rules_input(capsys, profile, tmp_path):
+    out_dir = tmp_path / "pred"
+    code, _, _ = run(capsys, "predict", profile, "--targets", "950DT", "--out", out_dir, "--json")
+    assert code == 0
+    rules_file = out_dir / "architecture_rules.csv"
+    text = rules_file.read_text(encoding="utf-8")
+    assert text.splitlines()[0] == "enabled,name,kind,chips,op_types,factor,value,peer_vendor,note"
+    assert "950 MatMul ×1.2" in text
+    code, out_default, _ = run(capsys, "predict", profile, "--targets", "950DT", "--rules", rules_file, "--json")
+    assert code == 0
+    edited = tmp_path / "rules.csv"
+    edited.write_text(text.replace("true,950 MatMul ×1.2", "false,950 MatMul ×1.2"), encoding="utf-8")
+    code, out_edited, _ = run(capsys, "predict", profile, "--targets", "950DT", "--rules", edited, "--json")
+    assert code == 0
+    default_rel = json.loads(out_default)["targets"][0]["relative_performance"]
+    edited_rel = json.loads(out_edited)["targets"][0]["relative_performance"]
+    assert edited_rel < default_rel  # switching the ×1.2 MatMul rule off makes the 950DT slower

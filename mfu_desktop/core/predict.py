@@ -807,8 +807,12 @@ def with_rules_disabled(rules: list[Rule]) -> list[Rule]:
 
 
 def write_outputs(prediction: Prediction, folder: Path) -> list[Path]:
-    """Write ``performance_prediction.csv`` and ``kernel_prediction_detail.csv`` into ``folder``."""
-    from mfu_desktop.core.report import write_csv
+    """Write ``performance_prediction.csv``, ``kernel_prediction_detail.csv`` and ``architecture_rules.csv``.
+
+    The rules file records the rules the prediction used; edited, it is the ``--rules`` input.
+    """
+    from mfu_desktop.core.report import write_csv, write_text
 
     return [write_csv(summary_frame(prediction), folder / "performance_prediction.csv"),
-            write_csv(detail_frame(prediction), folder / "kernel_prediction_detail.csv")]
+            write_csv(detail_frame(prediction), folder / "kernel_prediction_detail.csv"),
+            write_text(rules_to_csv(prediction.rules), folder / "architecture_rules.csv")]

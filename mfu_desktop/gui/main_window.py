@@ -14,7 +14,6 @@ from PySide6.QtCore import QByteArray, QUrl
 from PySide6.QtGui import (
     QActionGroup,
     QCloseEvent,
-    QDesktopServices,
     QDragEnterEvent,
     QDragMoveEvent,
     QDropEvent,
@@ -33,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from mfu_desktop.core.chips import ChipCatalog
-from mfu_desktop.core.paths import demo_profile_dir, resources_dir
+from mfu_desktop.core.paths import demo_profile_dir
 from mfu_desktop.core.report import ExportError, export_analysis, forbid_inside
 from mfu_desktop.gui.charts.profile_charts import export_plot
 from mfu_desktop.gui.dialogs.export_dialog import ExportChoice, ExportDialog
@@ -447,16 +446,10 @@ class MainWindow(QMainWindow):
         formulas_dialog(self.language, self).exec()
 
     def open_user_guide(self) -> None:
-        """Help → User guide (the shipped Markdown file, opened by the system)."""
-        guide = resources_dir() / "docs" / "user-guide.md"
-        if not guide.exists() or not QDesktopServices.openUrl(QUrl.fromLocalFile(str(guide))):
-            from mfu_desktop.gui.dialogs.help_dialogs import MarkdownDialog
+        """Help → User guide (shown in the app, screenshots included)."""
+        from mfu_desktop.gui.dialogs.help_dialogs import user_guide_dialog
 
-            try:
-                text = guide.read_text(encoding="utf-8")
-            except OSError:
-                text = self.tr("The user guide is not installed ({0}).").format(guide)
-            MarkdownDialog(self.tr("User guide"), text, self).exec()
+        user_guide_dialog(self).exec()
 
     def show_about(self) -> None:
         """Help → About."""

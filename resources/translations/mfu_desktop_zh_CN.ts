@@ -1082,14 +1082,6 @@
         <source>Removed {0} cached file(s)</source>
         <translation>已删除 {0} 个缓存文件</translation>
     </message>
-    <message>
-        <source>The user guide is not installed ({0}).</source>
-        <translation>未安装用户指南（{0}）。</translation>
-    </message>
-    <message>
-        <source>User guide</source>
-        <translation>用户指南</translation>
-    </message>
 </context>
 <context>
     <name>MfuScatter</name>
@@ -1593,6 +1585,10 @@
     <message>
         <source>Formulas and conventions</source>
         <translation>公式与口径</translation>
+    </message>
+    <message>
+        <source>User guide</source>
+        <translation>用户指南</translation>
     </message>
     <message>
         <source>About MFU Desktop</source>

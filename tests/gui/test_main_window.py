@@ -257,3 +257,13 @@ def test_screenshot_command_writes_a_png_per_tab(qapp, tmp_path):
         assert main(["--demo", "--lang", "en", "--tab", tab, "--screenshot", str(out), "--size", "1200x800"]) == 0
         image = QImage(str(out))
         assert (image.width(), image.height()) == (1200, 800)
+
+
+def test_prediction_export_writes_the_three_files(make_window, qtbot, tmp_path):
+    window = make_window("--lang", "en", "--demo")
+    wait_idle(qtbot, window, timeout=120000)
+    window.prediction.export_to(tmp_path / "pred")
+    wait_idle(qtbot, window, timeout=120000)
+    assert sorted(p.name for p in (tmp_path / "pred").iterdir()) == [
+        "architecture_rules.csv", "kernel_prediction_detail.csv", "performance_prediction.csv"]
+    assert "Wrote" in window.status_label.text()

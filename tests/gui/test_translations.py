@@ -57,3 +57,23 @@ def test_window_in_chinese(make_window, qtbot):
     assert window.profiler.card_step.caption.text() == "端到端 step MFU"
     assert window.calculator.card_mfu.caption.text() == "MFU"
     assert "公式" in window.calculator.derivation.toPlainText()
+
+
+def test_help_pages_in_both_languages(qtbot):
+    from mfu_desktop.gui.dialogs.help_dialogs import about_dialog, formulas_dialog, user_guide_dialog
+
+    en = formulas_dialog("en")
+    zh = formulas_dialog("zh_CN")
+    for dialog in (en, zh):
+        qtbot.addWidget(dialog)
+    assert "Formulas and conventions" in en.browser.toPlainText() and "45.7 %" in en.browser.toPlainText()
+    assert "公式与口径" in zh.browser.toPlainText() and "端到端 step MFU" in zh.browser.toPlainText()
+    guide = user_guide_dialog()
+    qtbot.addWidget(guide)
+    text = guide.browser.toPlainText()
+    assert "Capturing a profile" in text and "Troubleshooting" in text
+    image = guide.browser.document().resource(2, "screenshots/en-profiler.png")  # 2 = ImageResource
+    assert image is not None and not image.isNull(), "the guide's screenshots do not resolve"
+    about = about_dialog()
+    qtbot.addWidget(about)
+    assert "MFU Desktop" in about.browser.toPlainText()

@@ -22,13 +22,15 @@ def formulas_path(language: str) -> Path:
 class MarkdownDialog(QDialog):
     """A resizable, read-only Markdown page."""
 
-    def __init__(self, title: str, markdown: str, parent: QWidget | None = None) -> None:
+    def __init__(self, title: str, markdown: str, parent: QWidget | None = None, base: Path | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(title)
-        self.resize(760, 640)
+        self.resize(960, 760)
         layout = QVBoxLayout(self)
         self.browser = QTextBrowser()
         self.browser.setOpenExternalLinks(True)
+        if base is not None:  # relative links and images (screenshots/…) resolve against it
+            self.browser.setSearchPaths([str(base)])
         self.browser.setMarkdown(markdown)
         layout.addWidget(self.browser)
         box = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
@@ -44,6 +46,18 @@ def formulas_dialog(language: str, parent: QWidget | None = None) -> MarkdownDia
     except OSError as exc:
         text = f"The formulas page could not be read ({path}: {exc.strerror or exc})."
     return MarkdownDialog(QDialog.tr("Formulas and conventions"), text, parent)
+
+
+def user_guide_dialog(parent: QWidget | None = None) -> MarkdownDialog:
+    """The user guide (docs/user-guide.md, with its screenshots)."""
+    from mfu_desktop.core.paths import shipped_file
+
+    guide = shipped_file("docs/user-guide.md")
+    try:
+        text = guide.read_text(encoding="utf-8")
+    except OSError as exc:
+        text = f"The user guide could not be read ({guide}: {exc.strerror or exc})."
+    return MarkdownDialog(QDialog.tr("User guide"), text, parent, base=guide.parent)
 
 
 def about_text() -> str:
