@@ -594,10 +594,12 @@ def step_table(annotated: pd.DataFrame, trace: StepTrace | None, options: Analys
     m = len(steps)
     steps["flops"] = np.bincount(kernel_row[inside], weights=flops[inside], minlength=m)[:m]
     step_time = steps["step_time_us"].to_numpy(dtype=np.float64)
+    counted_in_step = np.bincount(kernel_row[inside & use], minlength=m)[:m] > 0
     for key, values in parts.items():
         ideal = np.bincount(kernel_row[inside], weights=values[inside], minlength=m)[:m]
         with np.errstate(divide="ignore", invalid="ignore"):
-            steps[f"{key}_step"] = ideal / step_time
+            # a step without a single counted kernel has no step MFU (unknown, not 0 %)
+            steps[f"{key}_step"] = np.where(counted_in_step, ideal / step_time, np.nan)
     return steps, notes
 
 

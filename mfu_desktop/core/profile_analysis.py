@@ -208,7 +208,8 @@ def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog)
         if chip.confirmed:
             ideal = total_steps["mfu"] if total_steps else float(
                 (steps.loc[valid, "mfu_step"] * steps.loc[valid, "step_time_us"]).sum())
-            mfu_step = ideal / step_time if step_time > 0 else None
+            # no counted kernel → no step MFU (unknown, never 0 %)
+            mfu_step = ideal / step_time if step_time > 0 and ops.mfu is not None and ideal > 0 else None
         else:
             lo = total_steps["mfu_lo"] if total_steps else float(
                 (steps.loc[valid, "mfu_lo_step"] * steps.loc[valid, "step_time_us"]).sum())

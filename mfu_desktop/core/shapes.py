@@ -50,7 +50,7 @@ def parse_shapes(cell: str | None) -> tuple[Shape, ...] | None:
         dims: list[int] = []
         for part in segment.split(","):
             part = part.strip()
-            if not part.isdigit():
+            if not (part.isascii() and part.isdigit()):
                 raise ShapeError(f"dimension {part!r} in {cell!r} is not a non-negative integer")
             value = int(part)
             if value > MAX_DIM:
@@ -95,7 +95,7 @@ def parse_dims(text: str) -> Shape:
         raise ShapeError(f"{text!r} has no dimensions")
     dims = []
     for part in parts:
-        if not part.isdigit() or int(part) <= 0:
+        if not (part.isascii() and part.isdigit()) or int(part) <= 0:
             raise ShapeError(f"dimension {part!r} in {text!r} is not a positive integer")
         dims.append(int(part))
     return tuple(dims)

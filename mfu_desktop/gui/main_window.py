@@ -162,6 +162,7 @@ class MainWindow(QMainWindow):
 
     def cancel_work(self) -> None:
         """Cancel every background job; their results are dropped."""
+        self.profiler.cancel_pending()
         self.runner.cancel()
         self.show_status(self.tr("Cancelled"))
 

@@ -110,6 +110,7 @@ def test_drop_two_rank_folders_and_cluster_node(make_window, qtbot, samples):
     assert cluster.data(ROLE_KIND) == "cluster"
     assert window.profiler.tree.currentIndex() == cluster  # several ranks open on the cluster view
     window.profiler.tree.setCurrentIndex(cluster)
+    wait_idle(qtbot, window)
     assert window.profiler.title.text().startswith("Cluster")
     assert window.profiler.ranks_model.rowCount() == 2
 
@@ -159,8 +160,9 @@ def test_cancel_stops_a_load_and_drops_its_result(make_window, qtbot, tmp_path):
     big = generate(tmp_path / "big", ranks=4, steps=2, kernels=60_000)
     window = make_window("--lang", "en")
     window.open_paths([big])
-    assert window.runner.busy()
-    assert window.cancel_button.isVisible() or not window.isVisible()
+    assert window.is_busy()
+    qtbot.waitUntil(window.runner.busy, timeout=5000)  # the parse has started
+    assert window.cancel_button.isVisible()
     window.cancel_work()
     assert window.runner.wait(60000)
     qtbot.wait(50)

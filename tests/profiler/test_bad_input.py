@@ -91,3 +91,13 @@ def test_garbage_files_never_raise(tmp_path, text):
     (tmp_path / "a_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv").write_text(text)
     result = analyze(tmp_path)
     assert len(result.ranks) + len(result.failures) == 1
+
+
+def test_malformed_row_with_bytes_that_are_not_utf8(tmp_path, recwarn):
+    """Found by the fuzzer: a short row holding invalid UTF-8 used to print 'Exception ignored'."""
+    rank = make_rank(tmp_path, "a_ascend_pt", 0, [GOOD, GOOD])
+    csv_path = rank / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    csv_path.write_bytes(csv_path.read_bytes() + b"1,2,\xc3(,short row\n")
+    r = analyze(tmp_path).ranks[0]
+    assert (r.kernels["status"] == Status.COUNTED.value).sum() == 2
+    assert any("not UTF-8" in w for w in r.warnings) or any("not UTF-8" in p for p in r.data.problems)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -105,12 +106,37 @@ def _arrow_type(canon: str, robust: bool) -> pa.DataType:
     return pa.float64()
 
 
+def _quiet_invalid_row_decode_errors() -> None:
+    """Silence one known pyarrow quirk, and nothing else.
+
+    When a malformed row also holds bytes that are not UTF-8, pyarrow fails to build the row
+    text for our invalid-row handler and reports that as an "Exception ignored" on stderr; it
+    then fails the read, and :func:`read_kernel_csv` re-reads the file with the bytes replaced
+    (and says so). The hook drops only that report; every other unraisable exception goes to
+    the previous hook.
+    """
+    previous = sys.unraisablehook
+    if getattr(previous, "_mfu_quiet", False):
+        return
+
+    def hook(unraisable) -> None:
+        source = getattr(unraisable.object, "__qualname__", "")
+        if source.endswith("_read_table.<locals>.on_invalid") and isinstance(unraisable.exc_value,
+                                                                               UnicodeDecodeError):
+            return
+        previous(unraisable)
+
+    hook._mfu_quiet = True  # type: ignore[attr-defined]
+    sys.unraisablehook = hook
+
+
 def _read_table(source: Path | io.BytesIO, names: list[str], chosen: dict[str, str], robust: bool,
                 skipped: list[tuple[int | None, str, int, int]]) -> pa.Table:
     def on_invalid(row: pacsv.InvalidRow) -> str:
         skipped.append((row.number, row.text or "", row.actual_columns, row.expected_columns))
         return "skip"
 
+    _quiet_invalid_row_decode_errors()
     read = pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=BLOCK_SIZE, use_threads=True)
     parse = pacsv.ParseOptions(invalid_row_handler=on_invalid)
     convert = pacsv.ConvertOptions(
@@ -338,12 +364,17 @@ def read_kernel_csv(path: Path) -> KernelTable:
     try:
         try:
             table = _read_table(source, names, chosen, robust=False, skipped=skipped)
-        except pa.ArrowInvalid as exc:
-            message = str(exc)
-            if "UTF8" in message.upper():
-                raw = path.read_bytes().decode("utf-8", errors="replace").encode("utf-8")
-                source = io.BytesIO(raw)
-                problems.append(f"{path.name} has bytes that are not UTF-8 (replaced)")
+        except pa.ArrowInvalid:
+            # Invalid UTF-8 fails the fast read directly, or through a malformed row whose text
+            # pyarrow cannot hand to the row handler: either way, re-read with the bytes replaced.
+            if not isinstance(source, io.BytesIO):
+                raw = path.read_bytes()
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    source = io.BytesIO(raw.decode("utf-8", errors="replace").encode("utf-8"))
+                    problems.append(f"{path.name} has bytes that are not UTF-8 (replaced)")
+                del raw
             skipped.clear()
             robust = True
             if isinstance(source, io.BytesIO):

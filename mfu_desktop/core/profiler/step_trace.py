@@ -69,6 +69,7 @@ def _normalise(frame: pd.DataFrame, source: str, problems: list[str]) -> pd.Data
     for col in STEP_COLUMNS:
         if col in frame.columns:
             values = pd.to_numeric(frame[col].astype(str).str.strip().replace({"N/A": ""}), errors="coerce")
+            values = values.where(np.isfinite(values.astype(float)))  # "inf" is not a time
             bad = int(values.isna().sum() - frame[col].astype(str).str.strip().isin(["", "N/A", "nan"]).sum())
             if bad > 0:
                 problems.append(f"{source}: {bad} cells in {col} are not numbers")

@@ -102,7 +102,8 @@ class MfuScatter(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = make_plot(self.tr("MFU per kernel"), self.tr("duration (µs, log scale)"), self.tr("MFU (%)"))
+        self.plot = make_plot(self.tr("MFU per kernel"), self.tr("duration (µs, log scale)"), self.tr("MFU (%)"),
+                              grid="xy")
         # x = log10(duration in µs) with our own 1-2-5 ticks (pyqtgraph's log axis crowds its minor labels)
         self.scatter = pg.ScatterPlotItem(size=6, pen=None, hoverable=True, tip=self._tip)
         self.scatter.sigClicked.connect(self._clicked)
@@ -193,7 +194,9 @@ class StepBreakdownChart(QWidget):
             self.items.append(item)
             bottom += values
         slow = set(slow or [])
-        labels = [f"{int(r)}{' ⚠' if int(r) in slow else ''}" for r in table["rank"]]
+        every = max(1, math.ceil(len(table) / 24))  # at most ~24 labels; slow ranks are always labelled
+        labels = [f"{int(r)}{' ⚠' if int(r) in slow else ''}" if (i % every == 0 or int(r) in slow) else ""
+                  for i, r in enumerate(table["rank"])]
         set_category_ticks(self.plot.getAxis("bottom"), labels)
         self.plot.setXRange(-0.6, max(len(table) - 0.4, 0.6), padding=0)
         top = bottom.max() if len(bottom) else 1.0

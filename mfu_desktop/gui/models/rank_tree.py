@@ -54,7 +54,6 @@ class RankTreeModel(QStandardItemModel):
                      QStandardItem(str(len(failed)) if failed else "")]
             for item in (node, *extra):
                 item.setEditable(False)
-            self.appendRow([node, *extra])
             for i in rank_ids:
                 r = result.ranks[i]
                 s = r.summary
@@ -92,6 +91,8 @@ class RankTreeModel(QStandardItemModel):
                 for cell in row:
                     cell.setEditable(False)
                 node.appendRow(row)
+            # the node joins the model with its ranks attached: one insertion for the view, not one per rank
+            self.appendRow([node, *extra])
 
 
 def short_chip(identifier: str) -> str:

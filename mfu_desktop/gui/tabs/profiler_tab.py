@@ -193,6 +193,7 @@ class ProfilerTab(QWidget):
         self.pending_rank: int | None = None
         self._stage = 0  # generation of the staged rank display
         self._pending = 0  # staged steps not run yet
+        self._load_token = 0  # the latest requested load; an older scheduled start is dropped
         self._views: dict[int, object] = {}  # prepared kernel tables by id(RankAnalysis), for this result
         self._build()
 
@@ -421,9 +422,21 @@ class ProfilerTab(QWidget):
         self.hf32.blockSignals(False)
 
     def load(self, paths: list[Path]) -> None:
-        """Analyse ``paths`` in the background (replacing any load in progress)."""
+        """Analyse ``paths`` in the background (replacing any load in progress).
+
+        The job starts one display step later, so the tab (often shown for the first time
+        right now) paints before the parser threads take the CPU.
+        """
         self.paths = [Path(p) for p in paths]
-        self.reload()
+        self.runner.cancel(CHANNEL)  # a load in progress is superseded at once
+        self._load_token += 1
+        token = self._load_token
+        self.status_message.emit(self.tr("Loading {0}…").format(", ".join(p.name for p in self.paths)))
+        self._later(lambda: self.reload() if token == self._load_token else None)
+
+    def cancel_pending(self) -> None:
+        """Drop a load that was requested but has not started yet."""
+        self._load_token += 1
 
     def reload(self) -> None:
         """Re-run the analysis of the current paths with the current assumptions."""
@@ -446,8 +459,18 @@ class ProfilerTab(QWidget):
     def _loaded(self, result: FolderAnalysis) -> None:
         self.result = result
         self._views = {}
+        self.current = None
+        self._stage += 1  # whatever was being shown belongs to the previous result
         self.tree_model.set_analysis(result)
         self.tree.expandAll()
+        self.loaded.emit(result)
+        self.status_message.emit(self.tr("Loaded {0} rank(s)").format(len(result.ranks)))
+        self._later(lambda: self._show_loaded(result))
+
+    def _show_loaded(self, result: FolderAnalysis) -> None:
+        """Second step of a new result: column widths, messages, then the first view."""
+        if result is not self.result:
+            return
         for col in range(self.tree_model.columnCount()):
             self.tree.resizeColumnToContents(col)
         self.hint.setVisible(not result.ranks)
@@ -458,8 +481,6 @@ class ProfilerTab(QWidget):
             problems = list(result.warnings)
             self.info.show_message(" · ".join(problems[:3]) + (" …" if len(problems) > 3 else ""))
             self._later(lambda: self._select_initial(result))
-        self.loaded.emit(result)
-        self.status_message.emit(self.tr("Loaded {0} rank(s)").format(len(result.ranks)))
 
     def _later(self, fn) -> None:
         """Run ``fn`` after :data:`STAGE_MS` (a step of the staged display)."""
@@ -559,16 +580,35 @@ class ProfilerTab(QWidget):
         self.card_chip.set(
             ", ".join(short_chip(c) for c in chips) or self.tr("not confirmed"), ", ".join(chips), small=True
         )
-        self.ranks_model.set_frame(table, cluster_columns())
         self.tabs.setCurrentIndex(0)
-        self.steps_chart.set_data(table, cluster.slow)
-        self._hot_tables = {"lost_us": cluster.hot_by_lost, "time_us": cluster.hot_by_time}
-        self._update_hot()
-        self.scatter.set_data(None)
+        self.kernel_count.setText(self.tr("select a rank to see its kernels"))
+        # tables, then charts, then notes: in steps, like a rank (see _show_rank)
+        self._stage += 1
+        stage = self._stage
+        self._later(lambda: self._show_cluster_tables(stage))
+
+    def _show_cluster_tables(self, stage: int) -> None:
+        if stage != self._stage or self.current is not None or self.result is None:
+            return
+        self.ranks_model.set_frame(self.result.cluster.table, cluster_columns())
         self.kernel_model.set_frame(pd.DataFrame())
         for model in (self.type_model, self.shape_model, self.excl_model, self.steps_model):
             model.set_frame(pd.DataFrame())
-        self.kernel_count.setText(self.tr("select a rank to see its kernels"))
+        self.scatter.set_data(None)
+        self._later(lambda: self._show_cluster_charts(stage))
+
+    def _show_cluster_charts(self, stage: int) -> None:
+        if stage != self._stage or self.current is not None or self.result is None:
+            return
+        cluster = self.result.cluster
+        self._hot_tables = {"lost_us": cluster.hot_by_lost, "time_us": cluster.hot_by_time}
+        self._update_hot()
+        self._later(lambda: self._show_cluster_steps(stage))
+
+    def _show_cluster_steps(self, stage: int) -> None:
+        if stage != self._stage or self.current is not None or self.result is None:
+            return
+        self.steps_chart.set_data(self.result.cluster.table, self.result.cluster.slow)
         self._fill_assumptions(None)
 
     def _show_rank(self, r: RankAnalysis | None) -> None:

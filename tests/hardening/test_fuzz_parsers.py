@@ -1,0 +1,286 @@
+"""Parsers under fuzzing, seeded from the real files in ../shared/samples.
+
+Every case must end in a value or a reported reason — never an unhandled exception — and
+no impossible number may be presented as valid: a counted kernel has a positive duration,
+positive FLOPs and 0 < MFU ≤ 1; every aggregate MFU is in (0, 1]; step times are finite.
+Hypothesis shrinks any failure to a minimal mutation.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mfu_desktop.core.analysis import AnalysisOptions, Status
+from mfu_desktop.core.profile_analysis import analyze_paths
+from mfu_desktop.core.profiler.communication import read_comm_matrix
+from mfu_desktop.core.profiler.step_trace import read_step_trace_csv
+from mfu_desktop.core.shapes import ShapeError, parse_dims, parse_shapes
+from tests.conftest import SAMPLES
+from tests.hardening.conftest import CASES
+
+pytestmark = pytest.mark.skipif(not SAMPLES.is_dir(), reason=f"public samples not found at {SAMPLES}")
+
+KERNEL_SEEDS = [
+    "msprof-analyze/test/ut/advisor/compute_advice/data/kernel_details.csv",  # FlashAttention, PipeUtilization
+    "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",  # CRLF, tabs
+    "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",  # Level0
+    "msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/kernel_details.csv",  # 2023, short row
+]
+STEP_SEEDS = [
+    "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
+    "msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
+]
+COMM_SEEDS = [
+    "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/communication_matrix.json",
+    "msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/communication_matrix.json",
+]
+DB_SEED = "msinsight/test/data/pytorch/db/level2/rank0_ascend_pt"
+#: Deterministic by default (CI must not turn red by chance); MFU_FUZZ_RANDOM=1 explores new cases.
+FUZZ = settings(deadline=None, derandomize=not os.environ.get("MFU_FUZZ_RANDOM"), database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
+                                       HealthCheck.data_too_large])
+#: Cells the fuzzer writes into numeric and shape columns.
+NASTY = ["", "N/A", "nan", "-1", "0", "-0.0", "1e30", "-1e9", "inf", "10000000", "10000000,10000000",
+         "4096,6144;6144,1024", "1,2,3;;", "\"", "abc", "１２３", "性能", "=1+1", "12,\t34", "9" * 40]
+
+
+def rows_of(raw: bytes) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(raw.decode("utf-8", errors="replace").lstrip("\ufeff"), newline="")))
+
+
+def to_bytes(rows: list[list[str]]) -> bytes:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue().encode("utf-8")
+
+
+@st.composite
+def mutated_csv(draw, seeds: list[str]) -> bytes:
+    """A seed file with 1–3 mutations: structure (columns, cells), encoding and truncation."""
+    raw = (SAMPLES / draw(st.sampled_from(seeds))).read_bytes()
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["truncate", "drop_col", "dup_col", "rename_col", "cell", "cells_col", "bom",
+                                     "crlf", "bad_utf8", "empty", "shuffle_header", "extra_field"]))
+        rows = rows_of(raw)
+        if kind == "truncate":
+            raw = raw[: draw(st.integers(0, len(raw)))]
+        elif kind == "empty":
+            raw = b""
+        elif kind == "bom":
+            raw = b"\xef\xbb\xbf" + raw
+        elif kind == "crlf":
+            raw = raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+        elif kind == "bad_utf8":
+            pos = draw(st.integers(0, len(raw)))
+            raw = raw[:pos] + draw(st.sampled_from([b"\xff", b"\xc3", b"\x80\x80", b"\xe6\x80"])) + raw[pos:]
+        elif rows and rows[0]:
+            width = len(rows[0])
+            col = draw(st.integers(0, width - 1))
+            if kind == "drop_col":
+                rows = [r[:col] + r[col + 1:] for r in rows]
+            elif kind == "dup_col":
+                rows = [r[: col + 1] + r[col:] for r in rows]
+            elif kind == "rename_col":
+                rows[0][col] = draw(st.sampled_from(["", "Duration", "Type ", "类型", "Input Shapes", "x"]))
+            elif kind == "shuffle_header":
+                rows[0] = draw(st.permutations(rows[0]))
+            elif kind == "extra_field" and len(rows) > 1:
+                r = draw(st.integers(1, len(rows) - 1))
+                rows[r] = [*rows[r], "surplus"]
+            elif kind in ("cell", "cells_col") and len(rows) > 1:
+                value = draw(st.sampled_from(NASTY) | st.text(max_size=12))
+                targets = range(1, len(rows)) if kind == "cells_col" else [draw(st.integers(1, len(rows) - 1))]
+                for r in targets:
+                    if col < len(rows[r]):
+                        rows[r][col] = value
+            raw = to_bytes(rows)
+    return raw
+
+
+def check_analysis(result) -> None:
+    """The invariants: a value or a reason, and no impossible number presented as valid."""
+    assert len(result.ranks) + len(result.failures) <= 1
+    if result.failures:
+        assert result.failures[0].reason  # a reason, in words
+    for r in result.ranks:
+        k = r.kernels
+        if "status" in k and len(k):
+            counted = (k["status"] == Status.COUNTED.value).to_numpy()
+            if counted.any():
+                dur = k["duration_us"].to_numpy(dtype=float)[counted]
+                flops = k["flops"].to_numpy(dtype=float)[counted]
+                assert np.all(np.isfinite(dur) & (dur > 0)), "a counted kernel has a non-positive duration"
+                assert np.all(np.isfinite(flops) & (flops > 0)), "a counted kernel has no FLOPs"
+                if r.chip.confirmed:
+                    mfu = k["mfu"].to_numpy(dtype=float)[counted]
+                else:  # a range over the candidate chips: its low end (the fastest candidate) must be possible
+                    mfu = k["mfu_lo"].to_numpy(dtype=float)[counted]
+                    assert np.all(k["mfu_hi"].to_numpy(dtype=float)[counted] >= mfu)
+                assert np.all((mfu > 0) & (mfu <= 1.0 + 1e-9)), "a counted kernel has an impossible MFU"
+        s = r.summary
+        for value in (s.mfu_ops, s.mfu_step):
+            assert value is None or (math.isfinite(value) and 0 < value <= 1.0 + 1e-9)
+        if s.step_time_us is not None:
+            assert math.isfinite(s.step_time_us) and s.step_time_us > 0
+        for lo_hi in (s.mfu_ops_range, s.mfu_step_range):
+            assert lo_hi is None or (0 < lo_hi[0] <= 1.0 + 1e-9 and lo_hi[0] <= lo_hi[1])
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    # a non-ASCII (Chinese) path for every case
+    return tmp_path_factory.mktemp("fuzz") / "性能 数据"
+
+
+@settings(FUZZ, max_examples=220)
+@given(data=mutated_csv(KERNEL_SEEDS))
+def test_kernel_details_reader_survives_mutations(workdir, data):
+    CASES["kernel_details.csv → analysis"] += 1
+    rank = workdir / "rank0_ascend_pt"
+    shutil.rmtree(rank, ignore_errors=True)
+    out = rank / "ASCEND_PROFILER_OUTPUT"
+    out.mkdir(parents=True)
+    (out / "kernel_details.csv").write_bytes(data)
+    (out / "analyse.done").write_text("")
+    check_analysis(analyze_paths([rank], AnalysisOptions(), use_cache=False))
+
+
+@settings(FUZZ, max_examples=80)
+@given(data=mutated_csv(["msinsight/server/src/test/test_data/test_kernel_parse/op_summary_1.csv"]))
+def test_op_summary_reader_survives_mutations(workdir, data):
+    CASES["op_summary_*.csv (msprof) → analysis"] += 1
+    folder = workdir / "msprof" / "PROF_000001_x" / "device_0" / "summary"
+    shutil.rmtree(workdir / "msprof", ignore_errors=True)
+    folder.mkdir(parents=True)
+    (folder / "op_summary_1.csv").write_bytes(data)
+    check_analysis(analyze_paths([workdir / "msprof"], AnalysisOptions(), use_cache=False))
+
+
+@settings(FUZZ, max_examples=300)
+@given(data=mutated_csv(STEP_SEEDS))
+def test_step_trace_reader_survives_mutations(workdir, data):
+    CASES["step_trace_time.csv"] += 1
+    workdir.mkdir(parents=True, exist_ok=True)
+    path = workdir / "step_trace_time.csv"
+    path.write_bytes(data)
+    trace = read_step_trace_csv(path)
+    assert trace is not None
+    frame = getattr(trace, "frame", None)
+    if frame is not None and "step_time_us" in frame:
+        values = frame["step_time_us"].dropna().to_numpy(dtype=float)
+        assert np.all(np.isfinite(values) & (values >= 0))
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.floats(allow_nan=True) | st.integers() | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@st.composite
+def mutated_json(draw) -> bytes:
+    seed = json.loads((SAMPLES / draw(st.sampled_from(COMM_SEEDS))).read_text(encoding="utf-8"))
+    kind = draw(st.sampled_from(["truncate", "replace_value", "random", "wrong_top", "as_is"]))
+    if kind == "random":
+        return json.dumps(draw(json_values)).encode()
+    if kind == "wrong_top":
+        return json.dumps(draw(st.sampled_from([[], 1, "x", None, [seed]]))).encode()
+    if kind == "replace_value":
+        def walk(node):
+            if isinstance(node, dict) and node:
+                key = draw(st.sampled_from(sorted(node)))
+                if draw(st.booleans()) or not isinstance(node[key], (dict, list)):
+                    node[key] = draw(json_values)
+                else:
+                    walk(node[key])
+            elif isinstance(node, list) and node:
+                walk(node[draw(st.integers(0, len(node) - 1))])
+        walk(seed)
+    raw = json.dumps(seed, allow_nan=True).encode()
+    if kind == "truncate":
+        raw = raw[: draw(st.integers(0, len(raw)))]
+    return raw
+
+
+@settings(FUZZ, max_examples=300)
+@given(data=mutated_json())
+def test_communication_matrix_reader_survives_mutations(workdir, data):
+    CASES["communication_matrix.json"] += 1
+    workdir.mkdir(parents=True, exist_ok=True)
+    path = workdir / "communication_matrix.json"
+    path.write_bytes(data)
+    matrix = read_comm_matrix(path)
+    for step in matrix.steps():
+        real, wait, n = matrix.real_communication(step)
+        assert math.isfinite(real) and real >= 0 and n >= 0
+        assert wait is None or math.isfinite(wait)
+
+
+@settings(FUZZ, max_examples=40)
+@given(drop=st.sets(st.sampled_from(["COMPUTE_TASK_INFO", "TASK", "STRING_IDS", "TASK_PMU_INFO", "STEP_TIME",
+                                     "RANK_DEVICE_MAP", "NPU_INFO", "META_DATA", "COMMUNICATION_OP"]), max_size=4),
+       truncate=st.one_of(st.none(), st.integers(0, 200_000)))
+def test_database_with_missing_tables_or_truncated(workdir, drop, truncate):
+    CASES["ascend_pytorch_profiler_*.db"] += 1
+    rank = workdir / "db_rank0_ascend_pt"
+    shutil.rmtree(rank, ignore_errors=True)
+    shutil.copytree(SAMPLES / DB_SEED, rank)
+    db = next((rank / "ASCEND_PROFILER_OUTPUT").glob("ascend_pytorch_profiler_*.db"))
+    if drop:
+        conn = sqlite3.connect(db)
+        existing = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        for table in drop & existing:
+            conn.execute(f"DROP TABLE {table}")
+        conn.commit()
+        conn.close()
+    if truncate is not None:
+        raw = db.read_bytes()
+        db.write_bytes(raw[: min(truncate, len(raw))])
+    check_analysis(analyze_paths([rank], AnalysisOptions(), use_cache=False))
+
+
+@settings(FUZZ, max_examples=2000)
+@given(text=st.one_of(st.text(max_size=40), st.sampled_from(NASTY),
+                      st.lists(st.integers(-5, 10**12).map(str), max_size=5).map(",".join)))
+def test_shape_parsers_return_a_value_or_a_shape_error(text):
+    CASES["shape strings"] += 1
+    try:
+        shapes = parse_shapes(text)
+    except ShapeError:
+        shapes = None
+    if shapes is not None:
+        assert all(all(isinstance(d, int) and d >= 0 for d in s) for s in shapes)
+    try:
+        dims = parse_dims(text)
+    except ShapeError:
+        return
+    assert all(isinstance(d, int) and d > 0 for d in dims)
+
+
+def test_huge_dims_do_not_overflow(tmp_path):
+    """1e7-sized dims: FLOPs in Python ints / float64, an impossible MFU flagged, never counted."""
+    from tests.helpers import kernel_row, make_rank
+
+    big = "10000000,10000000"
+    row = kernel_row("mm", "MatMulV2", "AI_CORE", "1767225600000001.500", 10.0, f"{big};{big}", "DT_BF16;DT_BF16",
+                     big, "DT_BF16")
+    make_rank(tmp_path, "a_ascend_pt", 0, [row])
+    result = analyze_paths([tmp_path / "a_ascend_pt"], AnalysisOptions(chip="910B2"), use_cache=False)
+    k = result.ranks[0].kernels
+    assert k["flops"].iloc[0] == pytest.approx(2e21)
+    assert k["status"].iloc[0] == Status.SUSPICIOUS.value  # 2e21 FLOPs in 10 µs: far above any peak
+    assert result.ranks[0].summary.mfu_ops is None
+    check_analysis(result)
