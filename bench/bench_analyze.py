@@ -101,6 +101,12 @@ def main() -> int:
             [awk, "-v", "FPAT=([^,]*)|(\"[^\"]*\")|(\"\"\"[^\"]*\"\"\")", "-f", str(prog), str(csv)], env)
     run_measured(mfu, env)  # fill the cache
     rows["(e) mfu analyze --json, cached"] = run_measured(mfu, env)
+    # (f) the app's case: one process analyses, then re-opens the unchanged folder (start-up excluded)
+    script = ("import sys, time; from mfu_desktop.core.profile_analysis import analyze_paths; "
+              f"p = [{str(profile)!r}]; t = time.perf_counter(); analyze_paths(p, use_cache=False); "
+              "first = time.perf_counter() - t; analyze_paths(p); t = time.perf_counter(); analyze_paths(p); "
+              "print(first, time.perf_counter() - t)")
+    first_s, cached_s = (float(x) for x in run_measured([py, "-c", script], env)[2].split())
     print(f"\nfile: {csv.name}, {args.rows:,} rows, {size_mb:.0f} MB")
     print(f"{'run':34} {'wall s':>8} {'peak RSS MB':>12}")
     for name, (wall, rss, _) in rows.items():
@@ -117,7 +123,8 @@ def main() -> int:
         print(f"  (a)/(d) analysis vs awk          : {a[0] / d[0]:.2f}  [< 1]")
         print(f"  awk says: {d[2].strip().splitlines()[0] if d[2].strip() else '(no output)'}")
     print(f"  peak RSS (a) / CSV size          : {a[1] / size_mb:.2f}  [≤ 1]")
-    print(f"  (e)/(a) cached second analysis   : {e[0] / a[0]:.2f}  [≤ 0.10]")
+    print(f"  (e)/(a) cached, new process      : {e[0] / a[0]:.2f}  [≤ 0.10] (both include start-up + imports)")
+    print(f"  (f) cached re-open in the app    : {cached_s:.3f} s / {first_s:.2f} s = {cached_s / first_s:.3f}  [≤ 0.10]")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -30,7 +30,7 @@ from mfu_desktop.core.shapes import ShapeError, parse_dims, parse_shapes
 from tests.conftest import SAMPLES
 from tests.hardening.conftest import CASES
 
-pytestmark = pytest.mark.skipif(not SAMPLES.is_dir(), reason=f"public samples not found at {SAMPLES}")
+requires_samples = pytest.mark.skipif(not SAMPLES.is_dir(), reason=f"public samples not found at {SAMPLES}")
 
 KERNEL_SEEDS = [
     "msprof-analyze/test/ut/advisor/compute_advice/data/kernel_details.csv",  # FlashAttention, PipeUtilization
@@ -144,6 +144,7 @@ def workdir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("fuzz") / "性能 数据"
 
 
+@requires_samples
 @settings(FUZZ, max_examples=220)
 @given(data=mutated_csv(KERNEL_SEEDS))
 def test_kernel_details_reader_survives_mutations(workdir, data):
@@ -157,6 +158,7 @@ def test_kernel_details_reader_survives_mutations(workdir, data):
     check_analysis(analyze_paths([rank], AnalysisOptions(), use_cache=False))
 
 
+@requires_samples
 @settings(FUZZ, max_examples=80)
 @given(data=mutated_csv(["msinsight/server/src/test/test_data/test_kernel_parse/op_summary_1.csv"]))
 def test_op_summary_reader_survives_mutations(workdir, data):
@@ -168,6 +170,7 @@ def test_op_summary_reader_survives_mutations(workdir, data):
     check_analysis(analyze_paths([workdir / "msprof"], AnalysisOptions(), use_cache=False))
 
 
+@requires_samples
 @settings(FUZZ, max_examples=300)
 @given(data=mutated_csv(STEP_SEEDS))
 def test_step_trace_reader_survives_mutations(workdir, data):
@@ -215,6 +218,7 @@ def mutated_json(draw) -> bytes:
     return raw
 
 
+@requires_samples
 @settings(FUZZ, max_examples=300)
 @given(data=mutated_json())
 def test_communication_matrix_reader_survives_mutations(workdir, data):
@@ -229,6 +233,7 @@ def test_communication_matrix_reader_survives_mutations(workdir, data):
         assert wait is None or math.isfinite(wait)
 
 
+@requires_samples
 @settings(FUZZ, max_examples=40)
 @given(drop=st.sets(st.sampled_from(["COMPUTE_TASK_INFO", "TASK", "STRING_IDS", "TASK_PMU_INFO", "STEP_TIME",
                                      "RANK_DEVICE_MAP", "NPU_INFO", "META_DATA", "COMMUNICATION_OP"]), max_size=4),
