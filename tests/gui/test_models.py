@@ -148,3 +148,25 @@ def test_rank_tree_from_demo_analysis(qtbot):
     assert [result.ranks[ix.data(ROLE_INDEX)].rank for ix in slow] == result.cluster.slow == [5]
     assert ranks[0].siblingAtColumn(3).data() == "T1"
     assert QPersistentModelIndex(ranks[0]).isValid() and not QModelIndex().isValid()
+
+
+def test_ctrl_c_copies_the_selection_as_tab_separated_text(qtbot):
+    from PySide6.QtGui import QGuiApplication
+
+    from mfu_desktop.gui.tabs.profiler_tab import TableView
+
+    frame = kernel_frame(100)
+    model = DataFrameModel(frame, [ColumnSpec("id", "id"), ColumnSpec("type", "Type"),
+                                   ColumnSpec("mfu", "MFU", fmt_pct)])
+    view = TableView()
+    qtbot.addWidget(view)
+    view.setModel(model)
+    view.show()
+    view.selectRow(3)
+    view.selectionModel().select(model.index(5, 0), QItemSelectionModel.SelectionFlag.Select
+                                 | QItemSelectionModel.SelectionFlag.Rows)
+    qtbot.keyClick(view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    lines = QGuiApplication.clipboard().text().splitlines()
+    assert lines[0] == "id\tType\tMFU"
+    assert [line.split("\t")[0] for line in lines[1:]] == ["3", "5"]
+    assert lines[1].split("\t")[1] == str(frame["type"].iloc[3])
