@@ -81,7 +81,7 @@ def test_drop_sample_folder_shows_the_engines_numbers(make_window, qtbot, sample
     window.profiler.select_kernel(source)
     row = model.view_row(source)
     keys = model.column_keys()
-    assert model.data(model.index(row, keys.index("mfu"))) == f"{expected.kernels['mfu'].iloc[source] * 100:.3g} %"
+    assert model.data(model.index(row, keys.index("mfu"))) == pct(float(expected.kernels["mfu"].iloc[source]))
     assert float(model.raw(row, keys.index("flops"))) == FA_FLOPS
     assert "68,719,476,736" in window.profiler.kernel_derivation.toPlainText()
 

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt
 
+from mfu_desktop.core.numbers import pct
 from mfu_desktop.core.predict import DEFAULT_RULES
 from mfu_desktop.gui.models.dataframe_model import ColumnSpec, DataFrameModel, fmt_pct, fmt_us
 from mfu_desktop.gui.models.rules_model import RulesModel
@@ -73,7 +74,7 @@ def test_model_formats_only_visible_cells_and_filters_by_mask(qtbot):
     first = model.source_row(0)
     value = frame["mfu"].iloc[first]
     shown = model.data(model.index(0, 1))
-    assert shown == ("" if np.isnan(value) else f"{value * 100:.3g} %")
+    assert shown == ("" if np.isnan(value) else pct(float(value)))
     assert model.data(model.index(0, 1), Qt.ItemDataRole.TextAlignmentRole) is not None
     tsv = model.tsv([0, 1], [0, 1])
     assert tsv.splitlines()[0] == "Type\tMFU" and len(tsv.splitlines()) == 3
@@ -85,12 +86,12 @@ def test_object_columns_with_none_are_numbers_not_text():
     frame = pd.DataFrame({"mfu_step": [0.5, None], "name": ["a", None]})
     model = DataFrameModel(frame, [ColumnSpec("mfu_step", "Step MFU", fmt_pct, color_mfu=True),
                                    ColumnSpec("name", "Name")])
-    assert model.data(model.index(0, 0)) == "50 %"
+    assert model.data(model.index(0, 0)) == "50.0 %"
     assert model.data(model.index(1, 0)) == ""
     assert model.data(model.index(1, 0), Qt.ItemDataRole.BackgroundRole) is None
     assert model.data(model.index(1, 1)) == ""
     model.sort(0, Qt.SortOrder.DescendingOrder)
-    assert model.data(model.index(0, 0)) == "50 %"
+    assert model.data(model.index(0, 0)) == "50.0 %"
 
 
 def test_rules_model_validates_edits():

@@ -9,6 +9,7 @@ permutation).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,59 +19,57 @@ import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
+from mfu_desktop.core.numbers import pct
+
 Formatter = Callable[[object], str]
 
 
-def fmt_number(value: object, digits: int = 3) -> str:
+def _blank_if_missing(fmt: Callable[[float], str]) -> Formatter:
+    """A cell formatter: ``None`` and NaN show as an empty cell, anything else as ``fmt(float)``."""
+
+    @functools.wraps(fmt)
+    def formatter(value: object) -> str:
+        if value is None:
+            return ""
+        v = float(value)
+        return "" if math.isnan(v) else fmt(v)
+
+    return formatter
+
+
+@_blank_if_missing
+def fmt_number(v: float) -> str:
     """3 significant figures, no exponent for ordinary magnitudes."""
-    if value is None:
-        return ""
-    v = float(value)
-    if math.isnan(v):
-        return ""
     if v == 0:
         return "0"
     if abs(v) >= 1e6 or abs(v) < 1e-3:
-        return f"{v:.{digits - 1}e}"
+        return f"{v:.2e}"
     if abs(v) >= 100:
         return f"{v:,.1f}" if abs(v) < 10_000 else f"{v:,.0f}"
-    return f"{v:.{digits}g}"
+    return f"{v:.3g}"
 
 
-def fmt_us(value: object) -> str:
+@_blank_if_missing
+def fmt_us(v: float) -> str:
     """Microseconds with 3 decimals (profiler resolution)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return f"{float(value):,.3f}"
+    return f"{v:,.3f}"
 
 
-def fmt_pct(value: object) -> str:
-    """A fraction as a percentage with 3 significant figures."""
-    if value is None:
-        return ""
-    v = float(value)
-    if math.isnan(v):
-        return ""
-    return f"{v * 100:.3g} %"
+@_blank_if_missing
+def fmt_pct(v: float) -> str:
+    """A fraction as a percentage with the engine's 3 significant figures (``72.8 %``)."""
+    return pct(v)
 
 
-def fmt_int(value: object) -> str:
+@_blank_if_missing
+def fmt_int(v: float) -> str:
     """Integers with thousands separators."""
-    if value is None:
-        return ""
-    v = float(value)
-    if math.isnan(v):
-        return ""
     return f"{int(v):,}"
 
 
-def fmt_flops(value: object) -> str:
+@_blank_if_missing
+def fmt_flops(v: float) -> str:
     """FLOPs in scientific notation."""
-    if value is None:
-        return ""
-    v = float(value)
-    if math.isnan(v):
-        return ""
     return f"{v:.3e}"
 
 
