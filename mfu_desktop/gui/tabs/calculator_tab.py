@@ -202,15 +202,20 @@ class CalculatorTab(QWidget):
         splitter.setSizes([520, 920])
         self._kind_changed()
 
-    def _form(self, specs: list[tuple[str, str, str, str]], name: str) -> QWidget:
-        box = QGroupBox(self.tr("Dimensions"))
-        form = QFormLayout(box)
+    def _add_fields(self, form: QFormLayout, specs: list[tuple[str, str, str, str]], optional: bool = False) -> None:
+        """One validated field per ``(key, kind, label, example)``; the example is the initial value."""
         for key, kind, label, example in specs:
-            field = Field(kind, example)
-            field.setText(example)
+            field = Field(kind, example or self.tr("optional"), optional=optional)
+            if example:
+                field.setText(example)
             field.textChanged.connect(self.schedule)
             self.fields[key] = field
             form.addRow(label, field)
+
+    def _form(self, specs: list[tuple[str, str, str, str]], name: str) -> QWidget:
+        box = QGroupBox(self.tr("Dimensions"))
+        form = QFormLayout(box)
+        self._add_fields(form, specs)
         box.setObjectName(name)
         return box
 
@@ -240,13 +245,7 @@ class CalculatorTab(QWidget):
                                                                          ""),
                  ("fa_qlen", "ints", "actual_seq_qlen", ""), ("fa_kvlen", "ints", "actual_seq_kvlen", "")]
         form.addRow(self.tr("input_layout"), self.fa_layout)
-        for key, kind, label, example in specs:
-            field = Field(kind, example or self.tr("optional"), optional=True)
-            if example:
-                field.setText(example)
-            field.textChanged.connect(self.schedule)
-            self.fields[key] = field
-            form.addRow(label, field)
+        self._add_fields(form, specs, optional=True)
         form.addRow(self.tr("sparse_mode"), self.fa_mode)
         form.addRow(self.tr("Mask geometry"), self.fa_convention)
         form.addRow(self.tr("Backward counts"), self.fa_backward_count)
@@ -265,13 +264,7 @@ class CalculatorTab(QWidget):
                  ("md_step", "float", self.tr("and step time (s)"), ""),
                  ("md_remat_fraction", "nonneg_float", self.tr("Recomputed share of 2N (HFU)"), "0.75"),
                  ("md_target", "float", self.tr("Target MFU (inverse solve)"), "")]
-        for key, kind, label, example in specs:
-            field = Field(kind, example or self.tr("optional"), optional=True)
-            if example:
-                field.setText(example)
-            field.textChanged.connect(self.schedule)
-            self.fields[key] = field
-            form.addRow(label, field)
+        self._add_fields(form, specs, optional=True)
         self.md_remat_attention = QCheckBox(self.tr("attention forward recomputed"))
         self.md_remat_attention.setChecked(True)
         self.md_causal = QCheckBox(self.tr("causal: halve the attention term"))
@@ -283,18 +276,13 @@ class CalculatorTab(QWidget):
             form.addRow("", check)
         self.modern_box = QGroupBox(self.tr("Modern architecture"))
         modern = QFormLayout(self.modern_box)
-        for key, kind, label, example in [("mo_dmodel", "int", "d_model", "4096"),
+        self._add_fields(modern, [("mo_dmodel", "int", "d_model", "4096"),
                                           ("mo_kv", "int", self.tr("KV heads (GQA)"), "8"),
                                           ("mo_ffn", "int", self.tr("FFN hidden"), "14336"),
                                           ("mo_vocab", "int", self.tr("Vocabulary"), "128256"),
                                           ("mo_experts", "nonneg_int", self.tr("MoE experts"), "0"),
                                           ("mo_topk", "nonneg_int", self.tr("MoE top-k"), "0"),
-                                          ("mo_shared", "nonneg_int", self.tr("MoE shared experts"), "0")]:
-            field = Field(kind, example)
-            field.setText(example)
-            field.textChanged.connect(self.schedule)
-            self.fields[key] = field
-            modern.addRow(label, field)
+                                          ("mo_shared", "nonneg_int", self.tr("MoE shared experts"), "0")])
         self.mo_swiglu = QCheckBox(self.tr("SwiGLU (3 FFN matmuls)"))
         self.mo_swiglu.setChecked(True)
         self.mo_logits = QCheckBox(self.tr("count the vocabulary logits"))
