@@ -7,7 +7,7 @@ import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from mfu_desktop.gui.charts.common import SEGMENT_COLORS, chart_label, make_plot, set_category_ticks
+from mfu_desktop.gui.charts.common import SEGMENT_COLORS, StackedBars, chart_label, make_plot, set_category_ticks
 
 
 class RelativePerformanceChart(QWidget):
@@ -18,31 +18,30 @@ class RelativePerformanceChart(QWidget):
         self.plot = make_plot(self.tr("Relative performance (baseline = 1.0)"), self.tr("chip"),
                               self.tr("speed-up (×)"))
         self.legend = self.plot.addLegend(offset=(10, 4), colCount=3)
-        self.items: list[pg.GraphicsObject] = []
+        self.compute = pg.BarGraphItem(x=[], height=[], width=0.34, brush=pg.mkBrush(70, 130, 200))
+        self.step = pg.BarGraphItem(x=[], height=[], width=0.34, brush=pg.mkBrush(220, 120, 50))
+        for item, name in ((self.compute, self.tr("compute-class kernels")),
+                           (self.step, self.tr("whole step (time-based)"))):
+            self.plot.addItem(item)
+            self.legend.addItem(item, name)
+        self.plot.addItem(pg.InfiniteLine(pos=1.0, angle=0,
+                                          pen=pg.mkPen((120, 120, 120), style=pg.QtCore.Qt.PenStyle.DashLine)))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
 
     def set_data(self, summary: pd.DataFrame | None) -> None:
         """``summary`` has device, relative_performance, step_relative_performance."""
-        for item in self.items:
-            self.plot.removeItem(item)
-        self.items.clear()
-        self.legend.clear()
         if summary is None or summary.empty:
+            self.compute.setOpts(x=[], height=[], width=0.34)
+            self.step.setOpts(x=[], height=[], width=0.34)
+            set_category_ticks(self.plot.getAxis("bottom"), [])
             return
         x = np.arange(len(summary))
         compute = summary["relative_performance"].fillna(0).to_numpy(dtype=float)
         step = summary["step_relative_performance"].fillna(0).to_numpy(dtype=float)
-        a = pg.BarGraphItem(x=x - 0.18, height=compute, width=0.34, brush=pg.mkBrush(70, 130, 200))
-        b = pg.BarGraphItem(x=x + 0.18, height=step, width=0.34, brush=pg.mkBrush(220, 120, 50))
-        base = pg.InfiniteLine(pos=1.0, angle=0, pen=pg.mkPen((120, 120, 120), style=pg.QtCore.Qt.PenStyle.DashLine))
-        for item, name in ((a, self.tr("compute-class kernels")), (b, self.tr("whole step (time-based)"))):
-            self.plot.addItem(item)
-            self.legend.addItem(item, name)
-            self.items.append(item)
-        self.plot.addItem(base)
-        self.items.append(base)
+        self.compute.setOpts(x=x - 0.18, height=compute, width=0.34)
+        self.step.setOpts(x=x + 0.18, height=step, width=0.34)
         set_category_ticks(self.plot.getAxis("bottom"), [chart_label(d) for d in summary["device"]], max_len=14)
         self.plot.setXRange(-0.6, len(summary) - 0.4, padding=0)
         top = float(np.nanmax(np.concatenate([compute, step, [1.0]])))
@@ -55,30 +54,20 @@ class PredictedStepChart(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.plot = make_plot(self.tr("Predicted step breakdown"), self.tr("chip"), self.tr("time"), y_units="s")
-        self.legend = self.plot.addLegend(offset=(10, 4), colCount=3)
-        self.items: list[pg.BarGraphItem] = []
+        self.bars = StackedBars(self.plot, [self.tr("computing"), self.tr("comm. not overlapped"), self.tr("free")],
+                                list(SEGMENT_COLORS[:3]))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
 
     def set_data(self, rows: pd.DataFrame | None) -> None:
         """``rows`` has device, computing_us, comm_us, free_us (means over ranks; first row = measured)."""
-        for item in self.items:
-            self.plot.removeItem(item)
-        self.items.clear()
-        self.legend.clear()
         if rows is None or rows.empty:
+            self.bars.update([None] * 3)
+            set_category_ticks(self.plot.getAxis("bottom"), [])
             return
-        x = np.arange(len(rows))
-        bottom = np.zeros(len(rows))
-        names = (self.tr("computing"), self.tr("comm. not overlapped"), self.tr("free"))
-        for key, name, color in zip(("computing_us", "comm_us", "free_us"), names, SEGMENT_COLORS):
-            values = rows[key].fillna(0.0).to_numpy(dtype=float) * 1e-6
-            item = pg.BarGraphItem(x=x, y0=bottom.copy(), height=values, width=0.6, brush=pg.mkBrush(*color))
-            self.plot.addItem(item)
-            self.legend.addItem(item, name)
-            self.items.append(item)
-            bottom += values
+        bottom = self.bars.update([rows[key].fillna(0.0).to_numpy(dtype=float) * 1e-6
+                                   for key in ("computing_us", "comm_us", "free_us")])
         set_category_ticks(self.plot.getAxis("bottom"), [chart_label(d) for d in rows["device"]], max_len=14)
         self.plot.setXRange(-0.6, len(rows) - 0.4, padding=0)
         self.plot.setYRange(0, max(float(bottom.max()), 1e-9) * 1.22, padding=0)  # headroom for the legend

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from mfu_desktop.gui.charts.common import (
     SEGMENT_COLORS,
+    StackedBars,
     band_brushes,
     downsample_indices,
     make_plot,
@@ -164,35 +165,26 @@ class StepBreakdownChart(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.plot = make_plot(self.tr("Step breakdown per rank"), self.tr("rank"), self.tr("time"), y_units="s")
-        self.legend = self.plot.addLegend(offset=(10, 4), colCount=4)
-        self.items: list[pg.BarGraphItem] = []
+        self.bars = StackedBars(self.plot, [self.tr("computing"), self.tr("communication (not overlapped)"),
+                                            self.tr("free"), self.tr("bubble")], list(SEGMENT_COLORS))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
 
     def set_data(self, table: pd.DataFrame | None, slow: list[int] | None = None) -> None:
         """``table`` has columns rank, computing, comm_not_overlapped, free, bubble (µs)."""
-        for item in self.items:
-            self.plot.removeItem(item)
-        self.items.clear()
-        self.legend.clear()
         if table is None or table.empty or "computing" not in table:
+            self.bars.update([None] * 4)
+            set_category_ticks(self.plot.getAxis("bottom"), [])
             return
         table = table[table["computing"].notna()]
-        x = np.arange(len(table))
-        bottom = np.zeros(len(table))
-        names = (self.tr("computing"), self.tr("communication (not overlapped)"), self.tr("free"), self.tr("bubble"))
-        for key, name, color in zip(("computing", "comm_not_overlapped", "free", "bubble"), names, SEGMENT_COLORS):
-            if key not in table:
-                continue
-            values = table[key].fillna(0.0).to_numpy(dtype=float) * 1e-6
-            if key == "bubble" and not values.any():
-                continue
-            item = pg.BarGraphItem(x=x, y0=bottom.copy(), height=values, width=0.6, brush=pg.mkBrush(*color))
-            self.plot.addItem(item)
-            self.legend.addItem(item, name)
-            self.items.append(item)
-            bottom += values
+        segments = []
+        for key in ("computing", "comm_not_overlapped", "free", "bubble"):
+            values = table[key].fillna(0.0).to_numpy(dtype=float) * 1e-6 if key in table else None
+            if key == "bubble" and values is not None and not values.any():
+                values = None  # no bubble: no segment and no legend entry
+            segments.append(values)
+        bottom = self.bars.update(segments)
         slow = set(slow or [])
         every = max(1, math.ceil(len(table) / 24))  # at most ~24 labels; slow ranks are always labelled
         labels = [f"{int(r)}{' ⚠' if int(r) in slow else ''}" if (i % every == 0 or int(r) in slow) else ""

@@ -40,9 +40,18 @@ from mfu_desktop.core.predict import (
     write_outputs,
 )
 from mfu_desktop.core.profile_analysis import FolderAnalysis
+from mfu_desktop.core.progress import check
 from mfu_desktop.gui.charts.prediction_charts import PredictedStepChart, RelativePerformanceChart
-from mfu_desktop.gui.models.dataframe_model import ColumnSpec, DataFrameModel, fmt_number, fmt_pct, fmt_us
+from mfu_desktop.gui.models.dataframe_model import (
+    ColumnSpec,
+    DataFrameModel,
+    fmt_number,
+    fmt_pct,
+    fmt_us,
+    prepare_table,
+)
 from mfu_desktop.gui.models.rules_model import RulesModel
+from mfu_desktop.gui.staging import Stager
 from mfu_desktop.gui.tabs.profiler_tab import TableView
 from mfu_desktop.gui.widgets import InfoBar
 from mfu_desktop.gui.workers import JobRunner
@@ -174,6 +183,7 @@ class PredictionTab(QWidget):
         self._rerun.setSingleShot(True)
         self._rerun.setInterval(150)
         self._rerun.timeout.connect(self.run)
+        self._stager = Stager(self)
         self.rules_model.dataChanged.connect(self._inputs_changed)
         self.rules_model.rejected.connect(self.info.show_message)
         self.targets.itemChanged.connect(self._inputs_changed)
@@ -181,8 +191,8 @@ class PredictionTab(QWidget):
         self.assume_cpu.valueChanged.connect(self._inputs_changed)
 
     def settling(self) -> bool:
-        """True while a re-run is scheduled but not started."""
-        return self._rerun.isActive()
+        """True while a re-run is scheduled but not started, or results are still being shown."""
+        return self._rerun.isActive() or self._stager.settling()
 
     def _inputs_changed(self, *_args) -> None:
         if self.analysis is not None and self.analysis.ranks:
@@ -256,28 +266,48 @@ class PredictionTab(QWidget):
         if not targets:
             self.info.show_message(self.tr("Check at least one target chip."))
             return
-        self.info.hide()
+        if self.info.isVisible():
+            self.info.hide()
         self.source_note.setText(f"{source.display_name}: {why}")
-        ranks = rank_inputs(self.analysis)
+        analysis = self.analysis
         rules = list(self.rules_model.rules)
         cpu = self.assume_cpu.value() or None
-        self.runner.start(
-            CHANNEL,
-            lambda progress: predict(ranks, source, targets, rules, cpu),
-            self._predicted,
-            self._failed,
-            label=self.tr("Predicting"),
-        )
+        specs = summary_columns()
+
+        def job(progress):
+            # everything but the widgets: the prediction and its tables, on the pool
+            prediction = predict(rank_inputs(analysis), source, targets, rules, cpu)
+            check(progress)
+            summary = summary_frame(prediction)
+            return prediction, summary, prepare_table(summary, specs), step_breakdown_frame(prediction)
+
+        self.runner.start(CHANNEL, job, self._predicted, self._failed, label=self.tr("Predicting"))
 
     def _failed(self, message: str) -> None:
         self.info.show_message(self.tr("The prediction failed: {0}").format(message))
 
-    def _predicted(self, prediction: Prediction) -> None:
+    def _predicted(self, result) -> None:
+        prediction, summary, table, steps = result
         self.prediction = prediction
-        summary = summary_frame(prediction)
-        self.summary_model.set_frame(summary, summary_columns())
+        self.summary_model.set_prepared(table)
+        self.detail_model.set_frame(pd.DataFrame())
+        self._stager.later(lambda: self._show_charts(prediction, summary, steps))
+
+    def _show_charts(self, prediction: Prediction, summary: pd.DataFrame, steps: pd.DataFrame) -> None:
+        if prediction is not self.prediction:
+            return
         self.rel_chart.set_data(summary)
-        self.step_chart.set_data(step_breakdown_frame(prediction))
+        self._stager.later(lambda: self._show_step_chart(prediction, steps))
+
+    def _show_step_chart(self, prediction: Prediction, steps: pd.DataFrame) -> None:
+        if prediction is not self.prediction:
+            return
+        self.step_chart.set_data(steps)
+        self._stager.later(lambda: self._show_notes(prediction))
+
+    def _show_notes(self, prediction: Prediction) -> None:
+        if prediction is not self.prediction:
+            return
         lines = []
         for t in prediction.targets:
             if not t.per_rank.empty and isinstance(t.per_rank["comm_line"].iloc[0], str):
@@ -297,7 +327,6 @@ class PredictionTab(QWidget):
                 )
             )
         self.notes.setText("\n".join(notes))
-        self.detail_model.set_frame(pd.DataFrame())
         self.predicted.emit(prediction)
         self.status_message.emit(self.tr("Predicted {0} chip(s)").format(len(prediction.targets)))
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from PySide6.QtCore import QCoreApplication, QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -57,6 +57,7 @@ from mfu_desktop.gui.models.dataframe_model import (
     prepare_table,
 )
 from mfu_desktop.gui.models.rank_tree import ROLE_INDEX, ROLE_KIND, RankTreeModel, short_chip
+from mfu_desktop.gui.staging import Stager
 from mfu_desktop.gui.widgets import Card, InfoBar, mfu_css_color
 from mfu_desktop.gui.workers import JobRunner
 
@@ -64,9 +65,6 @@ translate = QCoreApplication.translate  # module-level helpers use the "Columns"
 
 CHANNEL = "profile"
 VIEW_CHANNEL = "rank-view"
-#: Delay between the steps of showing a rank: long enough for the event loop to paint and
-#: serve input in between, short enough to look instantaneous.
-STAGE_MS = 15
 
 
 class TableView(QTableView):
@@ -192,7 +190,7 @@ class ProfilerTab(QWidget):
         self.top_n = 15
         self.pending_rank: int | None = None
         self._stage = 0  # generation of the staged rank display
-        self._pending = 0  # staged steps not run yet
+        self._stager = Stager(self)
         self._load_token = 0  # the latest requested load; an older scheduled start is dropped
         self._views: dict[int, object] = {}  # prepared kernel tables by id(RankAnalysis), for this result
         self._build()
@@ -483,18 +481,12 @@ class ProfilerTab(QWidget):
             self._later(lambda: self._select_initial(result))
 
     def _later(self, fn) -> None:
-        """Run ``fn`` after :data:`STAGE_MS` (a step of the staged display)."""
-        self._pending += 1
-
-        def run() -> None:
-            self._pending -= 1
-            fn()
-
-        QTimer.singleShot(STAGE_MS, self, run)
+        """One step of the staged display (see :mod:`mfu_desktop.gui.staging`)."""
+        self._stager.later(fn)
 
     def settling(self) -> bool:
         """True while steps of the staged display are still to come."""
-        return self._pending > 0
+        return self._stager.settling()
 
     def _select_initial(self, result: FolderAnalysis) -> None:
         if result is not self.result:
