@@ -5,15 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-HEADER_B = (
-    "Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),"
-    "Wait Time(us),Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,Input Data Types,Input Formats,Output Shapes,"
-    "Output Data Types,Output Formats,Context ID,aicore_time(us),aic_total_cycles,aic_mac_time(us),aic_mac_ratio,"
-    "aic_scalar_time(us),aic_scalar_ratio,aic_mte1_time(us),aic_mte1_ratio,aic_mte2_time(us),aic_mte2_ratio,"
-    "aic_fixpipe_time(us),aic_fixpipe_ratio,aic_icache_miss_rate,aiv_time(us),aiv_total_cycles,aiv_vec_time(us),"
-    "aiv_vec_ratio,aiv_scalar_time(us),aiv_scalar_ratio,aiv_mte2_time(us),aiv_mte2_ratio,aiv_mte3_time(us),"
-    "aiv_mte3_ratio,aiv_icache_miss_rate,cube_utilization(%)"
-)
+import numpy as np
+
+from mfu_desktop.demo import HEADER as DEMO_HEADER
+
+#: The Level1/PipeUtilization kernel_details header (variant B), as the demo generator writes it.
+HEADER_B = ",".join(DEMO_HEADER)
 
 STEP_TRACE = (
     "Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
@@ -76,3 +73,19 @@ def snapshot(folder: Path) -> dict[str, tuple[int, int, bytes]]:
             st = p.stat()
             out[str(p.relative_to(folder))] = (st.st_size, st.st_mtime_ns, p.read_bytes())
     return out
+
+
+def brute_mask_count(sq: int, skv: int, mode: int, pre: int | None = None, nxt: int | None = None) -> int:
+    """Unmasked FlashAttention score elements by enumerating the S_q × S_kv grid (the test oracle)."""
+    i = np.arange(sq)[:, None]
+    j = np.arange(skv)[None, :]
+    if mode in (0, 1):
+        keep = np.ones((sq, skv), bool)
+    elif mode == 2:
+        keep = j <= i
+    elif mode == 3:
+        keep = j <= i + (skv - sq)
+    else:
+        d = i + (skv - sq)
+        keep = (j >= d - pre) & (j <= d + nxt)
+    return int(keep.sum())

@@ -22,6 +22,7 @@ from mfu_desktop.core.flops import (
     resolve_matmul,
     sequence_lengths,
 )
+from tests.helpers import brute_mask_count
 
 # --- §2.1 matmul family -----------------------------------------------------------------
 
@@ -179,25 +180,13 @@ def test_contradictory_shapes_raise():
 # --- §3.2 masks ---------------------------------------------------------------------------
 
 
-def _brute(sq, skv, mode, pre=None, nxt=None):
-    i = np.arange(sq)[:, None]
-    j = np.arange(skv)[None, :]
-    if mode in (0, 1):
-        keep = np.ones((sq, skv), bool)
-    elif mode == 2:
-        keep = j <= i
-    elif mode == 3:
-        keep = j <= i + (skv - sq)
-    else:
-        d = i + (skv - sq)
-        keep = (j >= d - pre) & (j <= d + nxt)
-    return int(keep.sum())
+
 
 
 @pytest.mark.parametrize("sq,skv", [(4, 4), (3, 7), (7, 3), (1, 1), (16, 5)])
 @pytest.mark.parametrize("mode", [0, 1, 2, 3])
 def test_exact_geometry_matches_brute_force(sq, skv, mode):
-    assert mask_count(sq, skv, mode)[0] == _brute(sq, skv, mode)
+    assert mask_count(sq, skv, mode)[0] == brute_mask_count(sq, skv, mode)
 
 
 def test_hand_computed_mask_counts():
@@ -210,7 +199,7 @@ def test_hand_computed_mask_counts():
 
 @pytest.mark.parametrize("sq,skv,pre,nxt", [(10, 10, 3, 0), (8, 12, 2, 1), (12, 8, 100, 0), (5, 5, 0, 0)])
 def test_band_mode_matches_brute_force_right_down(sq, skv, pre, nxt):
-    assert mask_count(sq, skv, 4, pre, nxt)[0] == _brute(sq, skv, 4, pre, nxt)
+    assert mask_count(sq, skv, 4, pre, nxt)[0] == brute_mask_count(sq, skv, 4, pre, nxt)
 
 
 def test_seed_condition_uses_sequence_lengths_not_head_dims():

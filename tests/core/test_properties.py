@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -10,6 +9,7 @@ from mfu_desktop.core.chips import Peak
 from mfu_desktop.core.dtypes import ComputeDtype
 from mfu_desktop.core.flops import ResolveStatus, flash_attention_forward, mask_count, resolve_matmul
 from mfu_desktop.core.mfu import calc_gemm
+from tests.helpers import brute_mask_count
 
 dims = st.integers(min_value=1, max_value=8192)
 small = st.integers(min_value=1, max_value=64)
@@ -44,18 +44,7 @@ def test_exact_and_continuous_differ_by_one_over_s(s, mode):
 @settings(max_examples=200, deadline=None)
 @given(sq=small, skv=small, mode=st.sampled_from([0, 1, 2, 3, 4]), pre=st.integers(0, 70), nxt=st.integers(0, 70))
 def test_mask_count_matches_brute_force(sq, skv, mode, pre, nxt):
-    i = np.arange(sq)[:, None]
-    j = np.arange(skv)[None, :]
-    if mode in (0, 1):
-        keep = np.ones((sq, skv), bool)
-    elif mode == 2:
-        keep = j <= i
-    elif mode == 3:
-        keep = j <= i + (skv - sq)
-    else:
-        d = i + (skv - sq)
-        keep = (j >= d - pre) & (j <= d + nxt)
-    assert mask_count(sq, skv, mode, pre, nxt)[0] == int(keep.sum())
+    assert mask_count(sq, skv, mode, pre, nxt)[0] == brute_mask_count(sq, skv, mode, pre, nxt)
 
 
 @settings(max_examples=200, deadline=None)
