@@ -8,6 +8,7 @@ profile instead of guessing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -77,42 +78,27 @@ class Derivation:
         """The derivation as one plain-text block."""
         return "\n".join(self.lines())
 
-    def markdown(self) -> str:
-        """The derivation as Markdown (for "Copy as Markdown" and reports)."""
+    def markdown(self, translate: Callable[[str], str] | None = None) -> str:
+        """The derivation as Markdown (for "Copy as Markdown", reports and the GUI).
+
+        Args:
+            translate: Applied to the section headings and the interpretation band (the GUI
+                passes its Qt translation); the figures and formulas are never translated.
+        """
+        tr = translate or (lambda text: text)
         parts = [f"### {self.title}", ""]
-        if self.inputs:
-            parts.append("**Inputs**")
-            parts.append("")
-            parts.extend(f"- {name}: `{value}`" for name, value in self.inputs)
-            parts.append("")
-        if self.missing:
-            parts.append("**Missing inputs**")
-            parts.append("")
-            parts.extend(f"- {m.name} — {m.where}" for m in self.missing)
-            parts.append("")
+
+        def section(title: str, lines: list[str]) -> None:
+            if lines:
+                parts.extend([f"**{tr(title)}**", "", *lines, ""])
+
+        section("Inputs", [f"- {name}: `{value}`" for name, value in self.inputs])
+        section("Missing inputs", [f"- {m.name} — {m.where}" for m in self.missing])
         if self.steps:
-            parts.append("**Formulas**")
-            parts.append("")
-            parts.append("```")
-            parts.extend(self.steps)
-            parts.append("```")
-            parts.append("")
-        if self.results:
-            parts.append("**Result**")
-            parts.append("")
-            parts.extend(f"- {name} = **{value}**" for name, value in self.results)
-            parts.append("")
+            parts.extend([f"**{tr('Formulas')}**", "", "```", *self.steps, "```", ""])
+        section("Result", [f"- {name} = **{value}**" for name, value in self.results])
         if self.interpretation:
-            parts.append(f"**Interpretation:** {self.interpretation}")
-            parts.append("")
-        if self.hints:
-            parts.append("**Hints**")
-            parts.append("")
-            parts.extend(f"- {hint}" for hint in self.hints)
-            parts.append("")
-        if self.conventions:
-            parts.append("**Conventions**")
-            parts.append("")
-            parts.extend(f"- {c}" for c in self.conventions)
-            parts.append("")
+            parts.extend([f"**{tr('Interpretation')}:** {tr(self.interpretation)}", ""])
+        section("Hints", [f"- {hint}" for hint in self.hints])
+        section("Conventions", [f"- {c}" for c in self.conventions])
         return "\n".join(parts).rstrip() + "\n"

@@ -49,19 +49,4 @@ def ct(text: str) -> str:
 
 def derivation_markdown(d: Derivation) -> str:
     """A derivation as Markdown with the headings (and the interpretation band) translated."""
-    parts = [f"### {d.title}", ""]
-
-    def section(title: str, lines: list[str]) -> None:
-        if lines:
-            parts.extend([f"**{ct(title)}**", "", *lines, ""])
-
-    section("Inputs", [f"- {name}: `{value}`" for name, value in d.inputs])
-    section("Missing inputs", [f"- {m.name} — {m.where}" for m in d.missing])
-    if d.steps:
-        parts.extend([f"**{ct('Formulas')}**", "", "```", *d.steps, "```", ""])
-    section("Result", [f"- {name} = **{value}**" for name, value in d.results])
-    if d.interpretation:
-        parts.extend([f"**{ct('Interpretation')}:** {ct(d.interpretation)}", ""])
-    section("Hints", [f"- {h}" for h in d.hints])
-    section("Conventions", [f"- {c}" for c in d.conventions])
-    return "\n".join(parts).rstrip() + "\n"
+    return d.markdown(ct)
