@@ -15,9 +15,10 @@ import numpy as np
 import pandas as pd
 
 from mfu_desktop.core.chip_detect import ChipResolution
+from mfu_desktop.core.classify import CLASSES, KernelClass, class_codes
 from mfu_desktop.core.dtypes import ComputeDtype, compute_dtype, first_input_dtype
 from mfu_desktop.core.flops_registry import FlopEstimate, FlopOptions, estimate, rule_for
-from mfu_desktop.core.grouping import categorical, codes_of, counts, group_ids, sums
+from mfu_desktop.core.grouping import categorical, codes_of, counts, group_ids, lookup, slots, sums
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.profiler.step_trace import StepTrace
 
@@ -31,18 +32,6 @@ SLOW_RANK_MARGIN = 0.05
 DEFAULT_TOP_N = 10
 
 
-class KernelClass(StrEnum):
-    """What kind of unit a kernel ran on."""
-
-    CUBE = "cube"
-    VECTOR = "vector"
-    MIX = "mix"
-    AICPU = "aicpu"
-    COMM = "comm"
-    OTHER = "other"
-    UNKNOWN = "unknown"
-
-
 class Status(StrEnum):
     """Whether a kernel's FLOPs-based MFU counts."""
 
@@ -50,18 +39,6 @@ class Status(StrEnum):
     SUSPICIOUS = "suspicious"  # MFU > 100 %: kept out of aggregates
     EXCLUDED = "excluded"  # a countable type that could not be counted (reason given)
     NO_RULE = "no FLOP rule"  # vector, communication … (not matmul-unit work)
-
-
-_CORE_CLASS = {
-    "AI_CORE": KernelClass.CUBE,
-    "AI_VECTOR_CORE": KernelClass.VECTOR,
-    "MIX_AIC": KernelClass.MIX,
-    "MIX_AIV": KernelClass.MIX,
-    "AI_CPU": KernelClass.AICPU,
-    "HCCL": KernelClass.COMM,
-    "COMMUNICATION": KernelClass.COMM,
-    "DSA_SQE": KernelClass.OTHER,
-}
 
 
 @dataclass(frozen=True)
@@ -95,27 +72,8 @@ class AnalysisOptions:
 
 # --- annotation -----------------------------------------------------------------------------
 
-_CLASSES = [k.value for k in KernelClass]
 _STATUSES = [s.value for s in Status]
 _DTYPES = [d for d in ComputeDtype]
-
-
-def _class_codes(frame: pd.DataFrame) -> np.ndarray:
-    """Kernel class code per row (index into ``_CLASSES``), from the core type and ``hcom_*`` types."""
-    n = len(frame)
-    unknown = _CLASSES.index(KernelClass.UNKNOWN.value)
-    if C.CORE_TYPE in frame.columns:
-        codes, cats = codes_of(frame[C.CORE_TYPE])
-        lookup = np.array([_CLASSES.index(_CORE_CLASS.get(str(c), KernelClass.OTHER).value) for c in cats]
-                          + [unknown], dtype=np.int8)
-        out = lookup[np.where(codes < 0, len(cats), codes)]
-    else:
-        out = np.full(n, unknown, dtype=np.int8)
-    if C.OP_TYPE in frame.columns:
-        codes, cats = codes_of(frame[C.OP_TYPE])
-        is_comm = np.array([str(c).startswith("hcom_") for c in cats] + [False])
-        out = np.where(is_comm[np.where(codes < 0, len(cats), codes)], _CLASSES.index(KernelClass.COMM.value), out)
-    return out.astype(np.int8)
 
 
 def _estimates(frame: pd.DataFrame, options: FlopOptions) -> tuple[np.ndarray, list[FlopEstimate | None]]:
@@ -126,7 +84,7 @@ def _estimates(frame: pd.DataFrame, options: FlopOptions) -> tuple[np.ndarray, l
         return group, []
     type_codes, type_cats = codes_of(frame[C.OP_TYPE])
     has_rule = np.array([rule_for(str(t)) is not None for t in type_cats] + [False])
-    rows = np.flatnonzero(has_rule[np.where(type_codes < 0, len(type_cats), type_codes)])
+    rows = np.flatnonzero(lookup(has_rule, type_codes))
     if len(rows) == 0:
         return group, []
     key_cols = [c for c in (C.OP_TYPE, C.INPUT_SHAPES, C.OUTPUT_SHAPES, C.INPUT_DTYPES, C.OUTPUT_DTYPES)
@@ -155,19 +113,18 @@ def _dtype_codes(frame: pd.DataFrame, hf32: bool) -> np.ndarray:
     if C.INPUT_DTYPES not in frame.columns:
         return np.full(n, -1, dtype=np.int8)
     codes, cats = codes_of(frame[C.INPUT_DTYPES])
-    lookup = []
+    table = []
     for c in cats:
         d = compute_dtype(first_input_dtype(str(c)))
-        lookup.append(_DTYPES.index(d) if d is not None else -1)
-    table = np.array([*lookup, -1], dtype=np.int8)
-    out = table[np.where(codes < 0, len(cats), codes)]
+        table.append(_DTYPES.index(d) if d is not None else -1)
+    out = lookup(np.array([*table, -1], dtype=np.int8), codes)
     if hf32:
         fp32, hf = _DTYPES.index(ComputeDtype.FP32), _DTYPES.index(ComputeDtype.HF32)
         eligible = np.ones(n, dtype=bool)
         if C.HF32_ELIGIBLE in frame.columns:
             e_codes, e_cats = codes_of(frame[C.HF32_ELIGIBLE])
             no = np.array([str(c).upper() == "NO" for c in e_cats] + [False])
-            eligible = ~no[np.where(e_codes < 0, len(e_cats), e_codes)]
+            eligible = ~lookup(no, e_codes)
         out = np.where((out == fp32) & eligible, hf, out).astype(np.int8)
     return out
 
@@ -179,7 +136,7 @@ def annotate(frame: pd.DataFrame, chip: ChipResolution, options: AnalysisOptions
     """
     n = len(frame)
     new: dict[str, object] = {}
-    new["klass"] = pd.Categorical.from_codes(_class_codes(frame), categories=_CLASSES)
+    new["klass"] = pd.Categorical.from_codes(class_codes(frame), categories=CLASSES)
     group, estimates = _estimates(frame, options.flops)
     g = len(estimates)
     new["shape_group"] = group.astype(np.int32)
@@ -214,7 +171,7 @@ def annotate(frame: pd.DataFrame, chip: ChipResolution, options: AnalysisOptions
                 lo_t[code], hi_t[code] = span
             else:
                 why_t[code] = f"no {dtype.value} peak for any candidate chip"
-    d_idx = np.where(dtype_codes < 0, len(_DTYPES), dtype_codes)
+    d_idx = slots(dtype_codes, len(_DTYPES))
     peak = peak_t[d_idx]
     with np.errstate(divide="ignore", invalid="ignore"):
         achieved = np.where(dur > 0, flops / dur / 1e6, np.nan)
@@ -287,7 +244,7 @@ def counted_mask(annotated: pd.DataFrame, options: AnalysisOptions) -> np.ndarra
 def class_mask(annotated: pd.DataFrame, *classes: KernelClass) -> np.ndarray:
     """Rows whose kernel class is one of ``classes``."""
     codes = annotated["klass"].cat.codes.to_numpy()
-    return np.isin(codes, [_CLASSES.index(k.value) for k in classes])
+    return np.isin(codes, [CLASSES.index(k.value) for k in classes])
 
 
 def status_mask(annotated: pd.DataFrame, *statuses: Status) -> np.ndarray:
@@ -360,7 +317,7 @@ def _labels(codes: np.ndarray, cats: pd.Index, rows: np.ndarray) -> np.ndarray:
     """Text of ``codes[rows]`` ('' for missing)."""
     c = codes[rows]
     values = np.asarray([str(v) for v in cats] + [""], dtype=object)
-    return values[np.where(c < 0, len(cats), c)]
+    return values[slots(c, len(cats))]
 
 
 def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: bool) -> pd.DataFrame:
@@ -579,7 +536,7 @@ def step_table(annotated: pd.DataFrame, trace: StepTrace | None, options: Analys
         step_ids = annotated[C.STEP_ID]
         codes, uniques = pd.factorize(step_ids, use_na_sentinel=True)
         table = np.array([row_of.get(str(int(u)), -1) for u in uniques] + [-1], dtype=np.int64)
-        kernel_row = table[np.where(codes < 0, len(uniques), codes)]
+        kernel_row = lookup(table, codes)
     elif len(steps) == 1:
         kernel_row = np.zeros(len(annotated), dtype=np.int64)
         notes.append("one step and no Step Id: all kernels belong to it")

@@ -18,6 +18,22 @@ def codes_of(series: pd.Series) -> tuple[np.ndarray, pd.Index]:
     return codes, pd.Index(uniques)
 
 
+def slots(codes: np.ndarray, missing: int) -> np.ndarray:
+    """Category codes as table indexes: ``missing`` for −1, widened to ``intp`` first.
+
+    Categorical codes come in the narrowest integer type (``int8`` up to 126 categories);
+    any arithmetic on them (offsets, a missing slot past the end) must happen on a wide type,
+    or it overflows once a rank has enough distinct values (issue: 124 shape groups).
+    """
+    wide = np.asarray(codes, dtype=np.intp)
+    return np.where(wide < 0, missing, wide)
+
+
+def lookup(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """``table[code]`` per row; the table's last entry is the value for a missing code (−1)."""
+    return np.asarray(table)[slots(codes, len(table) - 1)]
+
+
 def group_ids(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Group id per row for the combination of several code columns.
 
@@ -65,5 +81,5 @@ def categorical(values: list[str], codes: np.ndarray) -> pd.Categorical:
     """
     cat_codes, uniques = pd.factorize(pd.Index(values, dtype=object))
     table = np.append(cat_codes, -1).astype(np.int32)
-    idx = np.where(codes < 0, len(values), codes)
+    idx = slots(codes, len(values))
     return pd.Categorical.from_codes(table[idx], categories=pd.Index(uniques, dtype=object))

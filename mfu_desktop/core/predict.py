@@ -28,8 +28,10 @@ import numpy as np
 import pandas as pd
 
 from mfu_desktop.core.chips import Chip, ChipCatalog
+from mfu_desktop.core.classify import CLASSES as KERNEL_CLASSES
+from mfu_desktop.core.classify import COMPUTE_CLASSES, KernelClass, class_codes, excluded_label
 from mfu_desktop.core.dtypes import ComputeDtype, compute_dtype, first_input_dtype
-from mfu_desktop.core.grouping import categorical, codes_of, counts, group_ids, sums
+from mfu_desktop.core.grouping import categorical, codes_of, counts, group_ids, lookup, sums
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.profiler.communication import CommMatrix
 from mfu_desktop.core.profiler.step_trace import StepTrace
@@ -41,7 +43,9 @@ DEFAULT_TARGETS = ("Huawei Ascend 910C", "Huawei Ascend 950DT", "Huawei Ascend 9
                    "NVIDIA H100 SXM")
 
 CLASSES = ("cube", "vector", "mix")
-EXCLUDED_CORES = {"AI_CPU": "AI CPU", "DSA_SQE": "DSA", "HCCL": "communication", "COMMUNICATION": "communication"}
+#: Precision of a kernel whose first input is not a matmul precision (INT32, INT64, BOOL …) / has no dtype.
+OTHER_PRECISION = "other"
+UNKNOWN_PRECISION = "unknown"
 
 MATMUL_TYPES = ("MatMul", "BatchMatMul", "GroupedMatmul", "QuantBatchMatmul", "WeightQuantBatchMatmul")
 FA_TYPES = ("FlashAttentionScore", "FlashAttentionScoreGrad", "FusedInferAttentionScore", "PromptFlashAttention",
@@ -164,26 +168,22 @@ def kernel_inputs(kernels: pd.DataFrame) -> KernelInputs:
         total = float(kernels[C.DURATION_US].sum()) if n else 0.0
         return KernelInputs(pd.DataFrame(), pd.DataFrame(),
                             pd.DataFrame({"class": [reason], "count": [n], "time_us": [total]}), [reason] if n else [])
-    core_codes, core_cats = codes_of(kernels[C.CORE_TYPE])
-    core_names = [str(c) for c in core_cats]
-    class_names = ["cube", "vector", "mix", ""]
-    klass_of = {"AI_CORE": 0, "AI_VECTOR_CORE": 1, "MIX_AIC": 2, "MIX_AIV": 2}
-    lookup = np.array([klass_of.get(c, 3) for c in core_names] + [3], dtype=np.int8)
-    klass = lookup[np.where(core_codes < 0, len(core_names), core_codes)]
-    if C.OP_TYPE in kernels.columns:
-        t_codes, t_cats = codes_of(kernels[C.OP_TYPE])
-        comm = np.array([str(c).startswith("hcom_") for c in t_cats] + [False])
-        klass = np.where(comm[np.where(t_codes < 0, len(t_cats), t_codes)], np.int8(3), klass)
+    all_classes = class_codes(kernels)
+    # prediction classes: 0 cube, 1 vector, 2 mix, 3 not predicted (AI CPU, DSA, communication …)
+    to_pred = np.full(len(KERNEL_CLASSES), 3, dtype=np.int8)
+    for i, k in enumerate(COMPUTE_CLASSES):
+        to_pred[KERNEL_CLASSES.index(k.value)] = i
+    klass = to_pred[all_classes]
     compute_rows = klass != 3
     if (~compute_rows).any():
-        excl_name = np.array([EXCLUDED_CORES.get(c, f"other ({c})") for c in core_names] + ["unknown (N/A)"],
-                             dtype=object)
-        excl_codes = np.where(core_codes < 0, len(core_names), core_codes)[~compute_rows]
+        core_codes, core_cats = codes_of(kernels[C.CORE_TYPE])
+        comm_code = KERNEL_CLASSES.index(KernelClass.COMM.value)
+        excl_name = np.array([excluded_label(str(c)) for c in core_cats] + ["unknown (N/A)"], dtype=object)
+        names = lookup(excl_name, core_codes)[~compute_rows]
+        names = np.where(all_classes[~compute_rows] == comm_code, "communication", names)
         dur_excl = kernels[C.DURATION_US].to_numpy(dtype=np.float64)[~compute_rows]
-        ids, first = group_ids([excl_codes])
-        excluded = pd.DataFrame({"class": excl_name[excl_codes[first]], "count": counts(ids, len(first)),
-                                 "time_us": sums(ids, len(first), dur_excl)})
-        excluded = excluded.groupby("class", sort=False).sum().reset_index()
+        excluded = pd.DataFrame({"class": names, "time_us": dur_excl}).groupby("class", sort=False) \
+            .agg(count=("time_us", "size"), time_us=("time_us", "sum")).reset_index()
     else:
         excluded = pd.DataFrame(columns=["class", "count", "time_us"])
     rows = np.flatnonzero(compute_rows)
@@ -203,17 +203,20 @@ def kernel_inputs(kernels: pd.DataFrame) -> KernelInputs:
         memory = np.nan_to_num(np.select([is_cube, is_vec], [cube_mem, vec_mem], np.fmax(cube_mem, vec_mem)))
     # Mix kernels use the cube peak when the cube's share dominates (stated in the detail file).
     unit = np.where(is_vec, 1, np.where(is_cube, 0, np.where(np.nan_to_num(mac) >= np.nan_to_num(vec), 0, 1)))
-    precision_names = [d.value for d in ComputeDtype] + ["unknown"]
+    precision_names = [d.value for d in ComputeDtype] + [OTHER_PRECISION, UNKNOWN_PRECISION]
+    other_code, unknown_code = len(precision_names) - 2, len(precision_names) - 1
     if C.INPUT_DTYPES in kernels.columns:
         d_codes, d_cats = codes_of(kernels[C.INPUT_DTYPES])
         table = []
         for cat in d_cats:
-            dtype = compute_dtype(first_input_dtype(str(cat)))
-            table.append(precision_names.index(dtype.value) if dtype is not None else len(precision_names) - 1)
-        table.append(len(precision_names) - 1)
-        precision = np.array(table, dtype=np.int8)[np.where(d_codes < 0, len(d_cats), d_codes)][rows]
+            first = first_input_dtype(str(cat))
+            dtype = compute_dtype(first)
+            table.append(precision_names.index(dtype.value) if dtype is not None
+                         else (unknown_code if first is None else other_code))
+        table.append(unknown_code)
+        precision = lookup(np.array(table, dtype=np.int8), d_codes)[rows]
     else:
-        precision = np.full(len(rows), len(precision_names) - 1, dtype=np.int8)
+        precision = np.full(len(rows), unknown_code, dtype=np.int8)
 
     def take(column: str) -> pd.Categorical:
         if column in kernels.columns:
@@ -230,7 +233,7 @@ def kernel_inputs(kernels: pd.DataFrame) -> KernelInputs:
         "name": take(C.NAME),
         "type": types,
         "core": take(C.CORE_TYPE),
-        "class": pd.Categorical.from_codes(sub_klass, categories=class_names[:3]),
+        "class": pd.Categorical.from_codes(sub_klass, categories=list(CLASSES)),
         "unit": pd.Categorical.from_codes(unit.astype(np.int8), categories=["cube", "vector"]),
         "precision": pd.Categorical.from_codes(precision, categories=precision_names),
         "duration_us": kernels[C.DURATION_US].to_numpy(dtype=np.float64)[rows],
@@ -262,9 +265,13 @@ def kernel_inputs(kernels: pd.DataFrame) -> KernelInputs:
         flags.append(f"{int(fallback.sum()):,} compute kernels have no pipe times (Level0, or aic_metrics other "
                      "than PipeUtilization): predicted by the fallback (cube/mix → compute ratio, vector → "
                      "memory ratio)")
-    unknown = precision == len(precision_names) - 1
+    unknown = precision == unknown_code
     if unknown.any():
         flags.append(f"{int(unknown.sum()):,} compute kernels have no input dtype: the FP16 peaks are used")
+    other = precision == other_code
+    if other.any():
+        flags.append(f"{int(other.sum()):,} compute kernels have a non-floating-point input dtype (INT32, INT64, "
+                     "BOOL …): the FP16 peaks are used")
     return KernelInputs(frame, groups, excluded, flags)
 
 

@@ -19,6 +19,7 @@ import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
+from mfu_desktop.core.grouping import lookup
 from mfu_desktop.core.numbers import pct
 
 Formatter = Callable[[object], str]
@@ -151,7 +152,7 @@ class _Column:
             rank = np.empty(len(self.labels) + 1, dtype=np.int64)
             rank[order] = np.arange(len(self.labels))
             rank[-1] = len(self.labels)
-            return rank[np.where(self.codes < 0, len(self.labels), self.codes)]
+            return lookup(rank, self.codes)
         return self.values
 
 
@@ -332,13 +333,13 @@ class DataFrameModel(QAbstractTableModel):
             raise ValueError(f"{key} is not a text column")
         needle = needle.lower()
         hit = np.array([needle in label.lower() for label in col.labels] + [needle == ""], dtype=bool)
-        return hit[np.where(col.codes < 0, len(col.labels), col.codes)]
+        return lookup(hit, col.codes)
 
     def values_mask(self, key: str, allowed: set[str]) -> np.ndarray:
         """Rows whose text column is one of ``allowed``."""
         col = self._cols[self.column_keys().index(key)]
         hit = np.array([label in allowed for label in col.labels] + ["" in allowed], dtype=bool)
-        return hit[np.where(col.codes < 0, len(col.labels), col.codes)]
+        return lookup(hit, col.codes)
 
     # --- export ---------------------------------------------------------------------------
 
