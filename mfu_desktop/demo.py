@@ -59,6 +59,9 @@ class Kernel:
     outputs: str = "N/A"
     out_types: str = "N/A"
     mac_ratio: float = 0.0
+    m: int = 0  # matmul dimensions (0 for other kernels): what the shape-variety mode rewrites
+    n: int = 0
+    k: int = 0
 
 
 def _mm(name: str, kind: str, a: str, b: str, out: str, m: int, n: int, k: int, mfu: float,
@@ -67,7 +70,7 @@ def _mm(name: str, kind: str, a: str, b: str, out: str, m: int, n: int, k: int, 
     flops = 2 * batch * m * n * k
     dur = flops / (mfu * peak * 1e6)
     return Kernel(name, kind, "AI_CORE", round(dur, 3), AI_CORES, 0, f"{a};{b}", f"{dtype};{dtype}", out, dtype,
-                  mac_ratio=min(0.95, mfu * 1.12))
+                  mac_ratio=min(0.95, mfu * 1.12), m=m if batch == 1 else 0, n=n, k=k)
 
 
 def _vec(name: str, kind: str, shape: str, dur: float, core: str = "AI_VECTOR_CORE", block: int = 48) -> Kernel:
@@ -194,6 +197,34 @@ def _template_frame(kernels: list[Kernel]) -> pd.DataFrame:
     return pd.DataFrame([k.__dict__ for k in kernels])
 
 
+def vary_matmul_shapes(frame: pd.DataFrame, distinct: int, offset: int = 0) -> tuple[pd.DataFrame, int]:
+    """Give every 2-D matmul row its own token count, as MoE and dynamic-shape runs do.
+
+    Row ``i`` (counting from ``offset``) gets ``M = 64 + 8·((i + offset) mod distinct)`` in an NT
+    layout ``[M,K]·[N,K] → [M,N]``; its duration scales with M so its MFU stays the template's.
+
+    Returns:
+        The rewritten frame and the exact Σ FLOPs (Python ``int``) of the rewritten rows.
+    """
+    out = frame.copy()
+    rows = np.flatnonzero(out["m"].to_numpy() > 0)
+    if distinct < 1 or len(rows) == 0:
+        return out, 0
+    m_new = 64 + 8 * ((np.arange(len(rows), dtype=np.int64) + offset) % distinct)
+    n = out["n"].to_numpy(dtype=np.int64)[rows]
+    k = out["k"].to_numpy(dtype=np.int64)[rows]
+    m_old = out["m"].to_numpy(dtype=np.int64)[rows]
+    ms, ns, ks = m_new.astype(str).astype(object), n.astype(str).astype(object), k.astype(str).astype(object)
+    out.loc[out.index[rows], "inputs"] = ms + "," + ks + ";" + ns + "," + ks
+    out.loc[out.index[rows], "outputs"] = ms + "," + ns
+    dur = out["duration_us"].to_numpy(dtype=np.float64, copy=True)
+    dur[rows] = np.maximum(np.round(dur[rows] * m_new / m_old, 3), 0.001)
+    out["duration_us"] = dur
+    out.loc[out.index[rows], "m"] = m_new
+    exact = sum(2 * int(a) * int(b) * int(c) for a, b, c in zip(m_new, n, k))
+    return out, exact
+
+
 def _pmu(frame: pd.DataFrame) -> dict[str, np.ndarray]:
     """PipeUtilization counters consistent with the §3.7 identities (f = 1800 MHz, 24 AI cores)."""
     n = len(frame)
@@ -239,11 +270,16 @@ class RankTimeline:
     overlapped_us: float
     free_us: float
     allreduce_us: float
+    varied_matmul_flops: int = 0
 
 
 def write_rank(root: Path, rank: int, ranks: int, steps: int, target_rows: int | None,
-               rng: np.random.Generator) -> list[RankTimeline]:
-    """Write one rank folder; returns its per-step timeline figures."""
+               rng: np.random.Generator, distinct_shapes: int | None = None) -> list[RankTimeline]:
+    """Write one rank folder; returns its per-step timeline figures.
+
+    With ``distinct_shapes``, every matmul row gets its own token count (see
+    :func:`vary_matmul_shapes`); each timeline then carries the exact FLOPs of those rows.
+    """
     folder = root / f"node{rank // 8}_{31337 + rank}_20260101000000000_ascend_pt"
     out = folder / "ASCEND_PROFILER_OUTPUT"
     out.mkdir(parents=True, exist_ok=True)
@@ -260,6 +296,9 @@ def write_rank(root: Path, rank: int, ranks: int, steps: int, target_rows: int |
         f = tmpl.iloc[np.tile(np.arange(len(tmpl)), reps)].reset_index(drop=True)
         if target_rows is not None:
             f = f.iloc[: max(1, target_rows // steps - comm_per_step)]
+        exact = 0
+        if distinct_shapes:
+            f, exact = vary_matmul_shapes(f, distinct_shapes, offset=(step - 1) * len(f))
         jitter = rng.normal(1.0, 0.015, len(f)).clip(0.95, 1.06)
         f["duration_us"] = np.round(f["duration_us"].to_numpy() * factor * jitter, 3)
         waits = np.round(rng.gamma(2.0, 4.0, len(f)), 3)
@@ -284,7 +323,7 @@ def write_rank(root: Path, rank: int, ranks: int, steps: int, target_rows: int |
         frames += [f, comm]
         comm_total = float(comm_durs.sum())
         timelines.append(RankTimeline(float(durations.sum()), comm_total, float(comm_durs[:3].sum() * 0.85),
-                                      float(waits.sum()) + 900.0, comm_total))
+                                      float(waits.sum()) + 900.0, comm_total, exact))
         clock = float(comm_starts[-1] + comm_durs[-1] + 900.0)
     frame = pd.concat(frames, ignore_index=True)
     _write_kernel_details(frame, out / "kernel_details.csv")
@@ -404,7 +443,8 @@ def _write_comm_matrix(path: Path, rank: int, ranks: int, timelines: list[RankTi
     path.write_text(json.dumps(data, indent=1))
 
 
-def generate(root: Path, ranks: int = 8, steps: int = 2, kernels: int | None = None, seed: int = 7) -> Path:
+def generate(root: Path, ranks: int = 8, steps: int = 2, kernels: int | None = None, seed: int = 7,
+             distinct_shapes: int | None = None) -> Path:
     """Write the demo profile under ``root`` and return it.
 
     Args:
@@ -413,13 +453,14 @@ def generate(root: Path, ranks: int = 8, steps: int = 2, kernels: int | None = N
         steps: Steps per rank.
         kernels: Rows per rank; each step repeats its kernels (micro-batches) to reach it.
         seed: Random seed (deterministic output).
+        distinct_shapes: Give matmul rows up to this many distinct token counts (MoE-like).
     """
     rng = np.random.default_rng(seed)
     if kernels is not None and kernels < steps * 10:
         steps = 1
     root.mkdir(parents=True, exist_ok=True)
     for rank in range(ranks):
-        write_rank(root, rank, ranks, steps, kernels, rng)
+        write_rank(root, rank, ranks, steps, kernels, rng, distinct_shapes)
     (root / "README.txt").write_text(
         "Synthetic MFU Desktop demo profile (not real hardware data): an 8-rank Llama-style step on a "
         "910B2-class chip. Regenerate: python -m mfu_desktop.demo OUT\n"
@@ -435,10 +476,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=2)
     parser.add_argument("--kernels", type=int, help="rows per rank (repeats the step template)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--distinct-shapes", type=int, metavar="N",
+                        help="give matmul rows up to N distinct token counts (MoE / dynamic shapes)")
     args = parser.parse_args(argv)
     if args.ranks < 1:
         parser.error("--ranks must be at least 1")
-    path = generate(args.out, args.ranks, args.steps, args.kernels, args.seed)
+    path = generate(args.out, args.ranks, args.steps, args.kernels, args.seed, args.distinct_shapes)
     print(f"wrote {args.ranks} rank(s) to {path}", file=sys.stderr)
     return 0
 
