@@ -92,18 +92,19 @@ def _estimates(frame: pd.DataFrame, options: FlopOptions) -> tuple[np.ndarray, l
     coded = {c: codes_of(frame[c]) for c in key_cols}
     ids, first = group_ids([coded[c][0][rows] for c in key_cols])
     group[rows] = ids
+    first_rows = rows[first]
 
-    def cell(col: str, row: int) -> str | None:
+    def cells(col: str) -> list[str | None]:
+        """The column's text at each group's first row (None when missing)."""
         if col not in coded:
-            return None
-        code = coded[col][0][row]
-        return None if code < 0 else str(coded[col][1][code])
+            return [None] * len(first_rows)
+        codes, cats = coded[col]
+        table = np.array([str(c) for c in cats] + [None], dtype=object)
+        return lookup(table, codes[first_rows]).tolist()
 
-    estimates: list[FlopEstimate | None] = []
-    for local in first:
-        row = int(rows[local])
-        estimates.append(estimate(cell(C.OP_TYPE, row) or "", cell(C.INPUT_SHAPES, row), cell(C.OUTPUT_SHAPES, row),
-                                  cell(C.INPUT_DTYPES, row), cell(C.OUTPUT_DTYPES, row), options))
+    columns = [cells(c) for c in (C.OP_TYPE, C.INPUT_SHAPES, C.OUTPUT_SHAPES, C.INPUT_DTYPES, C.OUTPUT_DTYPES)]
+    estimates: list[FlopEstimate | None] = [estimate(t or "", i, o, di, do, options) for t, i, o, di, do in
+                                            zip(*columns)]
     return group, estimates
 
 

@@ -208,18 +208,20 @@ def resolve_matmul(a: Shape, b: Shape, out: Shape) -> MatmulResolution:
     b1, b2 = b[-2], b[-1]
     k_a = a2 if a1 == m else (a1 if a2 == m else None)
     k_b = b1 if b2 == n else (b2 if b1 == n else None)
-    shapes = f"A={format_shape(a)}, B={format_shape(b)}, out={format_shape(out)}"
+    def shapes() -> str:  # only on the error paths: most kernels resolve
+        return f"A={format_shape(a)}, B={format_shape(b)}, out={format_shape(out)}"
+
     if k_a is not None and k_b is not None and k_a != k_b:
         return MatmulResolution(
             ResolveStatus.INCONSISTENT,
-            f"K from A ({k_a}) ≠ K from B ({k_b}) for {shapes}",
+            f"K from A ({k_a}) ≠ K from B ({k_b}) for {shapes()}",
             m, n, None,
         )
     k = k_a if k_a is not None else k_b
     if k is None:
         return MatmulResolution(
             ResolveStatus.INCONSISTENT,
-            f"neither A nor B has the output's M={m} / N={n} for {shapes}",
+            f"neither A nor B has the output's M={m} / N={n} for {shapes()}",
             m, n, None,
         )
     out_elems = numel(out)
@@ -231,7 +233,7 @@ def resolve_matmul(a: Shape, b: Shape, out: Shape) -> MatmulResolution:
             return MatmulResolution(
                 ResolveStatus.INCONSISTENT,
                 f"{name} has {elems:,} elements, not a batch multiple of {per_batch:,} "
-                f"(M={m}, N={n}, K={k}) for {shapes}",
+                f"(M={m}, N={n}, K={k}) for {shapes()}",
                 m, n, k, batch,
             )
     flops = 2 * out_elems * k

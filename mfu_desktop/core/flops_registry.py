@@ -12,6 +12,7 @@ row. Adding an operator type is one function and a test::
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -147,9 +148,18 @@ def rule_for(op_type: str) -> Rule | None:
     return None
 
 
+#: Distinct kernel shapes whose estimates are remembered: the ranks of a cluster repeat the same
+#: shapes, so each is worked out once per process (an estimate is a few hundred bytes).
+ESTIMATE_CACHE_SIZE = 1 << 16
+
+
+@functools.lru_cache(maxsize=ESTIMATE_CACHE_SIZE)
 def estimate(op_type: str, input_shapes: str | None, output_shapes: str | None, input_dtypes: str | None,
              output_dtypes: str | None, options: FlopOptions | None = None) -> FlopEstimate | None:
-    """FLOPs of one kernel shape from the profiler's cells; ``None`` when the type has no rule."""
+    """FLOPs of one kernel shape from the profiler's cells; ``None`` when the type has no rule.
+
+    Pure and cached (the estimate is immutable): the same cells give the same object.
+    """
     rule = rule_for(op_type)
     if rule is None:
         return None
