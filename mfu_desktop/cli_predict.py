@@ -9,66 +9,21 @@ from pathlib import Path
 
 from mfu_desktop.core.analysis import AnalysisOptions
 from mfu_desktop.core.calibrate import calibrate
-from mfu_desktop.core.chips import Chip, ChipCatalog, UnknownChipError
+from mfu_desktop.core.chips import ChipCatalog, UnknownChipError
 from mfu_desktop.core.numbers import pct
-from mfu_desktop.core.predict import (
-    DEFAULT_RULES,
-    DEFAULT_SOURCE,
-    Prediction,
-    RankInput,
-    console_table,
-    predict,
-    rules_from_csv,
-    with_rules_disabled,
-    write_outputs,
-)
+from mfu_desktop.core.predict import DEFAULT_SOURCE, Prediction, predict, resolve_targets
+from mfu_desktop.core.predict_inputs import choose_source, rank_inputs
+from mfu_desktop.core.predict_rows import console_table, target_lines, write_outputs
+from mfu_desktop.core.predict_rules import DEFAULT_RULES, rules_from_csv, with_rules_disabled
 from mfu_desktop.core.profile_analysis import FolderAnalysis, analyze_paths
 from mfu_desktop.core.report import ExportError, forbid_inside
+from mfu_desktop.core.steps import PER_STEP_CONVENTION
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 
 
 class _Usage(Exception):
     pass
-
-
-def rank_inputs(result: FolderAnalysis) -> list[RankInput]:
-    """The predictor's inputs from an analysis (kernels, step trace, communication matrix per rank)."""
-    return [RankInput(r.rank, r.data.kernels, r.data.step_trace, r.data.comm) for r in result.ranks
-            if r.data.kernels is not None]
-
-
-def choose_source(catalog: ChipCatalog, name: str | None, result: FolderAnalysis) -> tuple[Chip, str]:
-    """``--source`` when given; else the chip the data names (confirmed detection); else the seed's default."""
-    if name:
-        return catalog.find(name), "--source"
-    detected = {r.chip.chip.identifier for r in result.ranks if r.chip.confirmed and r.chip.chip is not None}
-    if len(detected) == 1:
-        chip = catalog.find(detected.pop())
-        twin = seed_twin(catalog, chip)
-        if twin is not None:
-            return twin, f"detected {chip.model}-class, the same values as the seed's {twin.identifier} row"
-        return chip, "detected from the profile"
-    return catalog.find(DEFAULT_SOURCE), "default (the profile does not name the chip)"
-
-
-_TWIN_COLUMNS = ("cube_fp16_tflops", "cube_fp32_tflops", "vector_fp16_tflops", "vector_fp32_tflops",
-                 "hbm_bandwidth_gbs", "interconnect_bandwidth")
-
-
-def seed_twin(catalog: ChipCatalog, chip: Chip) -> Chip | None:
-    """A seed row (one with a cpu coefficient) with exactly the same peaks and bandwidths as ``chip``.
-
-    The seed's step model needs the cpu coefficient, which only the seed rows carry; a detected
-    910B2 is the seed's "Huawei Ascend 910B" in every other value.
-    """
-    if chip.value("cpu") is not None:
-        return None
-    for other in catalog.chips:
-        if other.value("cpu") is not None and other.vendor == chip.vendor and all(
-                other.value(c) == chip.value(c) for c in _TWIN_COLUMNS):
-            return other
-    return None
 
 
 def _load(args: argparse.Namespace, path: Path, catalog: ChipCatalog) -> FolderAnalysis:
@@ -94,33 +49,13 @@ def _rules(args: argparse.Namespace) -> tuple[list, list[str]]:
 
 def _print_prediction(p: Prediction, source_why: str, lang: str) -> None:
     print(console_table(p, lang))
-    print(f"source: {p.source.display_name} ({source_why}); ranks: {', '.join(map(str, p.ranks))}")
+    print(f"source: {p.source.display_name} ({source_why}); ranks: {', '.join(map(str, p.ranks))}; "
+          f"{PER_STEP_CONVENTION}")
+    if p.assumed_cpu:
+        print(f"assumed: cpu coefficient {p.assumed_cpu:g} for chips without one (--assume-cpu)")
     print()
-    for t in p.targets:
-        line = f"{t.device}: compute {t.relative_performance:.2f}x" if t.relative_performance else f"{t.device}: –"
-        if t.step_relative_performance:
-            line += (f", step {t.step_relative_performance:.2f}x (time-based; README formula "
-                     f"{t.readme_formula_relative_performance:.2f}x)")
-        if t.slowest_rank is not None and len(p.ranks) > 1:
-            line += f", slowest rank {t.slowest_rank}"
+    for line in target_lines(p, lang):
         print(line)
-        first = t.per_rank.iloc[0] if not t.per_rank.empty else None
-        if first is not None and isinstance(first.get("comm_line"), str) and first["comm_line"]:
-            text = first["comm_line"]
-            if lang.startswith("zh"):
-                text = (f"未掩盖通信: {first['comm_not_overlapped_us']:.2f} us"
-                        f"（真实通信: {first['comm_real_us']:.2f} us, "
-                        f"等待: {first['comm_wait_us']:.2f} us）")
-            print(f"   rank {int(first['rank'])} {text}")
-        if t.rules:
-            print(f"   rules: {', '.join(t.rules)}")
-        if t.fallback_time_share:
-            print(f"   fallback (no pipe times): {pct(t.fallback_time_share)} of compute time")
-        for note in t.notes:
-            print(f"   note: {note}")
-    if not p.excluded.empty:
-        print("excluded from the prediction: " + ", ".join(
-            f"{r['class']} × {int(r['count'])} ({r['time_us']:.1f} µs)" for _, r in p.excluded.iterrows()))
     for w in p.warnings:
         print(f"warning: {w}")
 
@@ -163,12 +98,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
             return EXIT_OK
         names = [n.strip() for n in (args.targets or "").split(",") if n.strip()]
         try:
-            if names == ["all"]:
-                targets = list(catalog.chips)
-            else:
-                from mfu_desktop.core.predict import resolve_targets
-
-                targets = resolve_targets(catalog, names)
+            targets = list(catalog.chips) if names == ["all"] else resolve_targets(catalog, names)
         except UnknownChipError as exc:
             raise _Usage(f"argument --targets: {exc}") from None
         if args.out:
@@ -181,7 +111,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
         prediction.warnings[0:0] = result.warnings
         if args.out:
             try:
-                written = write_outputs(prediction, args.out)
+                written = write_outputs(prediction, args.out, parquet=args.parquet)
             except ExportError as exc:
                 raise _Usage(f"argument --out: {exc}") from None
             if not args.json:
@@ -206,6 +136,7 @@ def add_predict_command(sub: argparse._SubParsersAction) -> None:
                    help="extra chip catalog (also the original predictor's devices_info.csv)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="write performance_prediction.csv and kernel_prediction_detail.csv (never inside PATH)")
+    p.add_argument("--parquet", action="store_true", help="with --out: also write the two tables as Parquet")
     p.add_argument("--rules", type=Path, help="edited architecture-rules CSV (see README)")
     p.add_argument("--no-rules", action="store_true", help="switch every architecture rule off")
     p.add_argument("--assume-cpu", type=float, metavar="X",

@@ -11,7 +11,7 @@ from pathlib import Path
 from mfu_desktop.core.analysis import AnalysisOptions
 from mfu_desktop.core.chips import ChipCatalog, UnknownChipError
 from mfu_desktop.core.flops_registry import FlopOptions
-from mfu_desktop.core.numbers import pct, sig
+from mfu_desktop.core.numbers import calls, pct, sig
 from mfu_desktop.core.profile_analysis import FolderAnalysis, RankAnalysis, analyze_paths
 from mfu_desktop.core.report import ExportError, export_analysis
 
@@ -75,17 +75,18 @@ def _print_rank(r: RankAnalysis, top: int) -> None:
     if not r.hot_by_lost.empty:
         print(f"   top {min(top, len(r.hot_by_lost))} by lost time (time × (1 − MFU)):")
         for row in r.hot_by_lost.head(top).itertuples(index=False):
-            print(f"     {row.lost_us:12.1f} µs lost  {pct(row.mfu):>8}  {row.count:6d}×  {row.type}  "
+            print(f"     {row.lost_us:12.1f} µs lost  {pct(row.mfu):>8}  {calls(row.count):>6}×  {row.type}  "
                   f"[{row.input_shapes}]")
     if not r.hot_by_time.empty:
         print(f"   top {min(top, len(r.hot_by_time))} by time:")
         for row in r.hot_by_time.head(top).itertuples(index=False):
             mfu = pct(row.mfu) if row.mfu == row.mfu else "–"
-            print(f"     {row.time_us:12.1f} µs  {row.time_share * 100:5.1f} %  {mfu:>8}  {row.count:6d}×  {row.type}")
+            print(f"     {row.time_us:12.1f} µs  {row.time_share * 100:5.1f} %  {mfu:>8}  {calls(row.count):>6}×  "
+                  f"{row.type}")
     if not r.excluded.empty:
         print("   excluded from FLOPs-based MFU:")
         for row in r.excluded.itertuples(index=False):
-            print(f"     {row.count:6d}× {row.type} ({sig(row.time_us)} µs): {row.reason}")
+            print(f"     {calls(row.count):>6}× {row.type} ({sig(row.time_us)} µs): {row.reason}")
     for w in r.warnings:
         print(f"   warning: {w}")
 

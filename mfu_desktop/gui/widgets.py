@@ -153,18 +153,3 @@ class InfoBar(QFrame):
         """Show (replacing any previous message)."""
         self.label.setText(text)
         self.setVisible(bool(text))
-
-
-def mfu_css_color(value: float | None) -> str | None:
-    """CSS colour of an MFU band (None when unknown)."""
-    if value is None or value != value:
-        return None
-    if value > 1.0:
-        return "#b040b0"
-    if value >= 0.6:
-        return "#2e9d52"
-    if value >= 0.3:
-        return "#c79a00"
-    if value >= 0.2:
-        return "#e0782a"
-    return "#d9534f"

@@ -414,10 +414,6 @@
         <translation>计算 ×</translation>
     </message>
     <message>
-        <source>compute-class kernels only</source>
-        <translation>仅计算类算子</translation>
-    </message>
-    <message>
         <source>Step ×</source>
         <translation>Step ×</translation>
     </message>
@@ -434,14 +430,6 @@
         <translation>种子 README 的算术平均公式，供对比</translation>
     </message>
     <message>
-        <source>Predicted compute (µs)</source>
-        <translation>预估计算耗时 (µs)</translation>
-    </message>
-    <message>
-        <source>Predicted step (µs)</source>
-        <translation>预估 step 耗时 (µs)</translation>
-    </message>
-    <message>
         <source>Transfer (µs)</source>
         <translation>真实通信 (µs)</translation>
     </message>
@@ -454,12 +442,52 @@
         <translation>回退占比</translation>
     </message>
     <message>
-        <source>Unpredictable share</source>
-        <translation>无法预估占比</translation>
+        <source>cpu coefficient from the catalog; assumed {0} for: {1}</source>
+        <translation>cpu 系数取自芯片规格库；以下芯片假设为 {0}：{1}</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>cpu coefficient from the catalog; chips without one (step not predicted): {0}</source>
+        <translation>cpu 系数取自芯片规格库；缺少该系数的芯片（不预估 step）：{0}</translation>
+    </message>
+    <message>
+        <source>cpu coefficient from the catalog for every chip</source>
+        <translation>所有芯片的 cpu 系数均取自芯片规格库</translation>
+    </message>
+    <message>
+        <source>compute-class kernels; (share) when only part of their time is predictable</source>
+        <translation>计算类算子；括号内为可预估耗时的占比（仅部分可预估时）</translation>
+    </message>
+    <message>
+        <source>Compute (µs/step)</source>
+        <translation>计算 (µs/step)</translation>
+    </message>
+    <message>
+        <source>predicted time of the predictable compute-class kernels</source>
+        <translation>可预估的计算类算子的预估耗时</translation>
+    </message>
+    <message>
+        <source>Step (µs)</source>
+        <translation>step (µs)</translation>
     </message>
     <message>
         <source>Slowest rank</source>
         <translation>最慢 rank</translation>
+    </message>
+    <message>
+        <source>Slowest rank step (µs)</source>
+        <translation>最慢 rank 的 step (µs)</translation>
+    </message>
+    <message>
+        <source>Predicted share</source>
+        <translation>可预估占比</translation>
+    </message>
+    <message>
+        <source>Step not predicted because</source>
+        <translation>未预估 step 的原因</translation>
     </message>
     <message>
         <source>Rules</source>
@@ -535,7 +563,6 @@
     </message>
     <message>
         <source>Step</source>
-        <extracomment>Delay between the steps of showing a rank: long enough for the event loop to paint and serve input in between, short enough to look instantaneous.</extracomment>
         <translation>Step</translation>
     </message>
     <message>
@@ -631,32 +658,56 @@
         <translation>开始时间 (ns)</translation>
     </message>
     <message>
-        <source>Count</source>
-        <translation>次数</translation>
+        <source>Calls/step</source>
+        <translation>每 step 调用次数</translation>
     </message>
     <message>
-        <source>Time (µs)</source>
-        <translation>耗时 (µs)</translation>
+        <source>Time (µs/step)</source>
+        <translation>耗时 (µs/step)</translation>
     </message>
     <message>
         <source>Share</source>
         <translation>占比</translation>
     </message>
     <message>
+        <source>Counted/step</source>
+        <translation>每 step 计入数</translation>
+    </message>
+    <message>
+        <source>Counted time (µs/step)</source>
+        <translation>计入耗时 (µs/step)</translation>
+    </message>
+    <message>
+        <source>FLOPs/step</source>
+        <translation>每 step FLOPs</translation>
+    </message>
+    <message>
+        <source>Mean per call (µs)</source>
+        <translation>单次平均 (µs)</translation>
+    </message>
+    <message>
+        <source>Lost (µs/step)</source>
+        <translation>损失时间 (µs/step)</translation>
+    </message>
+    <message>
+        <source>mean over the rank&apos;s captured steps</source>
+        <translation>该 rank 采集到的各 step 的平均值</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>step 数</translation>
+    </message>
+    <message>
+        <source>Kernels (total)</source>
+        <translation>算子数（合计）</translation>
+    </message>
+    <message>
         <source>Counted</source>
         <translation>计入数</translation>
     </message>
     <message>
-        <source>Counted time (µs)</source>
-        <translation>计入耗时 (µs)</translation>
-    </message>
-    <message>
         <source>FLOPs per call</source>
         <translation>单次调用 FLOPs</translation>
-    </message>
-    <message>
-        <source>Mean (µs)</source>
-        <translation>平均耗时 (µs)</translation>
     </message>
     <message>
         <source>Computing (µs)</source>
@@ -713,10 +764,6 @@
     <message>
         <source>Tier</source>
         <translation>档位</translation>
-    </message>
-    <message>
-        <source>Kernels</source>
-        <translation>算子数</translation>
     </message>
     <message>
         <source>Slow</source>
@@ -912,12 +959,12 @@
         <translation>热点算子</translation>
     </message>
     <message>
-        <source>time</source>
-        <translation>时间</translation>
+        <source>time per step</source>
+        <translation>每 step 耗时</translation>
     </message>
     <message>
-        <source>lost time</source>
-        <translation>损失时间</translation>
+        <source>lost time per step</source>
+        <translation>每 step 损失时间</translation>
     </message>
 </context>
 <context>
@@ -1146,24 +1193,28 @@
 <context>
     <name>PredictedStepChart</name>
     <message>
-        <source>Predicted step breakdown</source>
-        <translation>预估 step 构成</translation>
-    </message>
-    <message>
         <source>chip</source>
         <translation>芯片</translation>
     </message>
     <message>
-        <source>time</source>
-        <translation>时间</translation>
+        <source>Step per chip (mean per rank)</source>
+        <translation>各芯片 step（每 rank 平均）</translation>
+    </message>
+    <message>
+        <source>time per step</source>
+        <translation>每 step 耗时</translation>
+    </message>
+    <message>
+        <source>transfer</source>
+        <translation>真实通信</translation>
+    </message>
+    <message>
+        <source>wait</source>
+        <translation>等待</translation>
     </message>
     <message>
         <source>computing</source>
         <translation>计算</translation>
-    </message>
-    <message>
-        <source>comm. not overlapped</source>
-        <translation>未掩盖通信</translation>
     </message>
     <message>
         <source>free</source>
@@ -1181,12 +1232,12 @@
         <translation>从 Profiling 数据识别</translation>
     </message>
     <message>
-        <source>none (step not predicted)</source>
-        <translation>无（不预估 step）</translation>
+        <source>none</source>
+        <translation>无</translation>
     </message>
     <message>
-        <source>cpu coefficient assumed for chips without one (an assumption)</source>
-        <translation>为没有 cpu 系数的芯片假设的系数（这是假设）</translation>
+        <source>cpu coefficient assumed for chips without one (an assumption; --assume-cpu on the command line)</source>
+        <translation>为缺少 cpu 系数的芯片假设的系数（一项假设；命令行为 --assume-cpu）</translation>
     </message>
     <message>
         <source>Source chip</source>
@@ -1229,20 +1280,16 @@
         <translation>假设与说明</translation>
     </message>
     <message>
-        <source>chosen</source>
-        <translation>手动选择</translation>
+        <source>Every time is per step (mean over the captured steps) and per rank (mean over ranks).</source>
+        <translation>所有耗时均为每 step（采集到的各 step 平均）、每 rank（各 rank 平均）的值。</translation>
     </message>
     <message>
-        <source>detected {0}-class = the seed&apos;s {1} row</source>
-        <translation>识别为 {0} 类 = 种子脚本的 {1} 行</translation>
+        <source>Excluded from the prediction (per step, mean per rank): {0}</source>
+        <translation>不参与预估（每 step、每 rank 平均）：{0}</translation>
     </message>
     <message>
-        <source>detected from the profile</source>
-        <translation>从 Profiling 数据识别</translation>
-    </message>
-    <message>
-        <source>default (the profile does not name the chip)</source>
-        <translation>默认（Profiling 数据未指明芯片）</translation>
+        <source>Prediction: {0} target chip(s) for {1}</source>
+        <translation>预估：{1} → {0} 个目标芯片</translation>
     </message>
     <message>
         <source>Load a profile first (Profiler tab or drag a folder onto the window).</source>
@@ -1263,14 +1310,6 @@
     <message>
         <source>Source: {0} ({1})</source>
         <translation>基线：{0}（{1}）</translation>
-    </message>
-    <message>
-        <source>Excluded from the prediction: {0}</source>
-        <translation>未参与预估：{0}</translation>
-    </message>
-    <message>
-        <source>Predicted {0} chip(s)</source>
-        <translation>已预估 {0} 款芯片</translation>
     </message>
     <message>
         <source>Computing the per-kernel prediction on {0}…</source>
@@ -1480,6 +1519,10 @@
         <translation>没有可加载的 rank。{0}</translation>
     </message>
     <message>
+        <source>step {0} ms, mean of {1} step(s)</source>
+        <translation>step {0} ms（{1} 个 step 的平均）</translation>
+    </message>
+    <message>
         <source>Loaded {0} rank(s)</source>
         <translation>已加载 {0} 个 rank</translation>
     </message>
@@ -1500,6 +1543,10 @@
         <translation>各 rank 的范围</translation>
     </message>
     <message>
+        <source>step {0} ms (mean per rank); slowest rank {1}: {2} ms</source>
+        <translation>step {0} ms（每 rank 平均）；最慢 rank {1}：{2} ms</translation>
+    </message>
+    <message>
         <source>mean over ranks</source>
         <translation>各 rank 平均</translation>
     </message>
@@ -1510,6 +1557,10 @@
     <message>
         <source>none</source>
         <translation>无</translation>
+    </message>
+    <message>
+        <source>rank {0}</source>
+        <translation>rank {0}</translation>
     </message>
     <message>
         <source>step time above the fastest rank + 5 %</source>
@@ -1538,10 +1589,6 @@
     <message>
         <source>no FLOPs-based MFU</source>
         <translation>无基于 FLOPs 的 MFU</translation>
-    </message>
-    <message>
-        <source>step time {0} ms</source>
-        <translation>step 耗时 {0} ms</translation>
     </message>
     <message>
         <source>no step trace</source>
@@ -1654,6 +1701,7 @@
     <name>RelativePerformanceChart</name>
     <message>
         <source>Relative performance (baseline = 1.0)</source>
+        <extracomment>Step segments: computing, real transfer, waiting, free.</extracomment>
         <translation>相对性能（基线 = 1.0）</translation>
     </message>
     <message>
@@ -1671,6 +1719,10 @@
     <message>
         <source>whole step (time-based)</source>
         <translation>整个 step（按时间）</translation>
+    </message>
+    <message>
+        <source>partial (part of the time not predictable)</source>
+        <translation>部分预估（部分耗时不可预估）</translation>
     </message>
 </context>
 <context>
@@ -1692,10 +1744,6 @@
         <translation>芯片名包含</translation>
     </message>
     <message>
-        <source>Operator types</source>
-        <translation>算子类型</translation>
-    </message>
-    <message>
         <source>Factor</source>
         <translation>系数</translation>
     </message>
@@ -1704,12 +1752,20 @@
         <translation>带宽 GB/s</translation>
     </message>
     <message>
+        <source>Operator types (pattern)</source>
+        <translation>算子类型（匹配模式）</translation>
+    </message>
+    <message>
         <source>Only between vendor</source>
         <translation>仅限同厂商</translation>
     </message>
     <message>
         <source>Note</source>
         <translation>说明</translation>
+    </message>
+    <message>
+        <source>A regular expression searched in the operator type, any case (empty: every type)</source>
+        <translation>在算子类型中查找的正则表达式，不区分大小写（留空：所有类型）</translation>
     </message>
     <message>
         <source>kind must be efficiency or bandwidth</source>
@@ -1731,16 +1787,16 @@
 <context>
     <name>StepBreakdownChart</name>
     <message>
-        <source>Step breakdown per rank</source>
-        <translation>各 rank 的 step 构成</translation>
-    </message>
-    <message>
         <source>rank</source>
         <translation>rank</translation>
     </message>
     <message>
-        <source>time</source>
-        <translation>时间</translation>
+        <source>Step breakdown per rank (mean per step)</source>
+        <translation>各 rank 的 step 拆解（每 step 平均）</translation>
+    </message>
+    <message>
+        <source>time per step</source>
+        <translation>每 step 耗时</translation>
     </message>
     <message>
         <source>computing</source>

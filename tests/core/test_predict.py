@@ -23,6 +23,7 @@ from mfu_desktop.core.predict import (
     target_totals,
     with_rules_disabled,
 )
+from mfu_desktop.core.predict_step import comm_line, measured_step
 from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.profiler.communication import parse_comm_matrix, read_comm_matrix
@@ -106,8 +107,7 @@ def test_910c_dual_die_falls_out_of_catalog_values(catalog):
     assert tk.frame["compute_ratio"].to_numpy() == pytest.approx(0.5, rel=1e-3)
     assert tk.frame["memory_ratio"].to_numpy() == pytest.approx(0.5)
     assert not tk.rules
-    trace = StepTrace(read_step_trace_frame(1000, 200, 300), "t")
-    comp = step_composite(trace, comm_matrix(120.0), 2.0, src, tgt)
+    comp = composite(StepTrace(read_step_trace_frame(1000, 200, 300), "t"), comm_matrix(120.0), 2.0, src, tgt)
     assert comp.predicted_comm_us == pytest.approx(120 * 392 / 784 + 80)
 
 
@@ -172,44 +172,68 @@ def comm_matrix(real_us: float):
         "0-2": {"Transit Time(ms)": real_us / 2000, "Transit Size(MB)": 5.0}}}, "p2p": {}}})
 
 
+def composite(trace, comm, speedup, src, tgt, default_cpu=None):
+    measured, _ = measured_step(trace, comm)
+    return step_composite(measured, speedup, src, tgt, default_cpu)
+
+
 def test_step_composite_hand_computed(catalog):
     src, tgt = catalog.find("Huawei Ascend 910B"), catalog.find("Huawei Ascend 910C")
-    comp = step_composite(StepTrace(read_step_trace_frame(1000, 200, 300), "t"), comm_matrix(120.0), 2.0, src, tgt)
-    assert (comp.comm_real_us, comp.comm_wait_us) == (pytest.approx(120.0), pytest.approx(80.0))
+    comp = composite(StepTrace(read_step_trace_frame(1000, 200, 300), "t"), comm_matrix(120.0), 2.0, src, tgt)
+    assert (comp.measured.transfer_us, comp.measured.wait_us) == (pytest.approx(120.0), pytest.approx(80.0))
     # 1000/2 + 120 × 392/784 + 80 + 300 × 1.0/1.2
     assert comp.predicted_step_us == pytest.approx(500 + 60 + 80 + 250)
+    assert (comp.predicted_computing_us, comp.predicted_transfer_us, comp.predicted_wait_us,
+            comp.predicted_free_us) == pytest.approx((500, 60, 80, 250))
     assert comp.relative == pytest.approx(1500 / 890)
-    assert comp.comm_line() == "Comm (not overlapped): 200.00 us (transfer: 120.00 us, wait: 80.00 us)"
-    assert comp.comm_line("zh_CN") == "未掩盖通信: 200.00 us（真实通信: 120.00 us, 等待: 80.00 us）"
+    assert comm_line(200, 120, 80) == "Comm (not overlapped): 200.00 µs (transfer: 120.00 µs, wait: 80.00 µs)"
+    assert comm_line(200, 120, 80, "zh_CN") == "未掩盖通信: 200.00 µs（真实通信: 120.00 µs, 等待: 80.00 µs）"
+
+
+def test_step_figures_are_means_per_step(catalog):
+    """Two steps of 1500 and 3000 µs: the measured step is their mean (2250), each step with its own transfer."""
+    src, tgt = catalog.find("Huawei Ascend 910B"), catalog.find("Huawei Ascend 910C")
+    trace = pd.DataFrame({"step": ["1", "2"], "computing": [1000.0, 2000.0], "comm_not_overlapped": [200.0, 400.0],
+                          "free": [300.0, 600.0], "step_time_us": [1500.0, 3000.0]})
+    matrix = parse_comm_matrix({
+        "step1": {"collective": {"allreduce-total@1": {"0-1": {"Transit Time(ms)": 0.12, "Transit Size(MB)": 1}}}},
+        "step2": {"collective": {"allreduce-total@1": {"0-1": {"Transit Time(ms)": 0.30, "Transit Size(MB)": 1}}}}})
+    comp = composite(StepTrace(trace, "t"), matrix, 2.0, src, tgt)
+    m = comp.measured
+    assert m.steps == 2 and m.step_us == pytest.approx(2250)
+    assert (m.computing_us, m.comm_not_overlapped_us, m.free_us) == pytest.approx((1500, 300, 450))
+    assert (m.transfer_us, m.wait_us) == pytest.approx(((120 + 300) / 2, (80 + 100) / 2))
+    assert comp.predicted_step_us == pytest.approx(750 + 210 * 0.5 + 90 + 450 / 1.2)
 
 
 def test_amdahl_example_time_based_vs_readme_formula(catalog):
     """prediction.md §4.3: Computing 50 %, communication 50 %, compute 2× faster, comm unchanged →
     1/(0.25 + 0.5) = 1.33× by time, 1.5× by the README's arithmetic mean."""
     chip = catalog.find("Huawei Ascend 910B")
-    comp = step_composite(StepTrace(read_step_trace_frame(500, 500, 0), "t"), comm_matrix(500.0), 2.0, chip, chip)
+    comp = composite(StepTrace(read_step_trace_frame(500, 500, 0), "t"), comm_matrix(500.0), 2.0, chip, chip)
     assert comp.relative == pytest.approx(4 / 3)
     assert comp.readme_relative == pytest.approx(1.5)
 
 
 def test_negative_wait_is_clamped_and_flagged(catalog):
     chip = catalog.find("Huawei Ascend 910B")
-    comp = step_composite(StepTrace(read_step_trace_frame(1000, 100, 0), "t"), comm_matrix(400.0), 1.0, chip, chip)
-    assert comp.comm_wait_us == 0 and comp.comm_real_us == 100
-    assert any("clamped" in n for n in comp.notes)
+    measured, notes = measured_step(StepTrace(read_step_trace_frame(1000, 100, 0), "t"), comm_matrix(400.0))
+    assert measured.wait_us == 0 and measured.transfer_us == 100
+    assert any("clamped" in n for n in notes)
+    assert step_composite(measured, 1.0, chip, chip).relative == pytest.approx(1.0)
 
 
 def test_both_matrix_layouts_on_real_samples(samples, catalog):
     chip = catalog.find("Huawei Ascend 910B")
     level1 = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
-    comp = step_composite(read_step_trace_csv(level1 / "step_trace_time.csv"),
-                          read_comm_matrix(level1 / "communication_matrix.json"), 1.0, chip, chip)
-    assert comp.comm_real_us == pytest.approx(3979.73953125)
-    assert comp.comm_wait_us == pytest.approx(101963.203 - 3979.73953125)
+    comp = composite(read_step_trace_csv(level1 / "step_trace_time.csv"),
+                     read_comm_matrix(level1 / "communication_matrix.json"), 1.0, chip, chip)
+    assert comp.measured.transfer_us == pytest.approx(3979.73953125)
+    assert comp.measured.wait_us == pytest.approx(101963.203 - 3979.73953125)
     old = samples / "msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT"
     matrix = read_comm_matrix(old / "communication_matrix.json")
-    comp = step_composite(read_step_trace_csv(old / "step_trace_time.csv"), matrix, 1.0, chip, chip)
-    assert comp.comm_real_us == pytest.approx(matrix.real_communication()[0])
+    comp = composite(read_step_trace_csv(old / "step_trace_time.csv"), matrix, 1.0, chip, chip)
+    assert comp.measured.transfer_us == pytest.approx(matrix.real_communication()[0])
     assert comp.relative == pytest.approx(1.0)
 
 
@@ -230,8 +254,9 @@ def test_several_ranks_mean_and_slowest(demo, catalog):
     assert p.ranks == [0, 1, 2, 3]
     assert t.predicted_step_us == pytest.approx(t.per_rank["predicted_step_us"].mean())
     assert t.slowest_rank == int(t.per_rank.loc[t.per_rank["predicted_step_us"].idxmax(), "rank"])
-    assert t.baseline_compute_us == pytest.approx(sum(kernel_inputs(r.kernels).frame["duration_us"].sum()
-                                                      for r in ranks))
+    # one step per rank here: the mean per rank of each rank's compute-class time
+    assert t.baseline_compute_us == pytest.approx(np.mean([kernel_inputs(r.kernels).frame["duration_us"].sum()
+                                                           for r in ranks]))
 
 
 def test_totals_path_equals_detail_path(demo, catalog):
@@ -242,7 +267,8 @@ def test_totals_path_equals_detail_path(demo, catalog):
     for a, b in zip(fast.targets, slow.targets):
         assert a.predicted_compute_us == pytest.approx(b.predicted_compute_us, rel=1e-12)
         detail = sum(float(np.nansum(slow.details[(r.rank, b.device)]["predicted_us"])) for r in ranks)
-        assert detail == pytest.approx(a.predicted_compute_us, rel=1e-12)
+        # the detail file lists every kernel (a total); the figures are per step (1 here), mean per rank
+        assert detail / len(ranks) == pytest.approx(a.predicted_compute_us, rel=1e-12)
 
 
 def seed_reference(kernel_csv: Path, devices: Path, source: str) -> dict[str, float]:
@@ -347,5 +373,89 @@ def test_level0_and_missing_inputs_degrade_with_reasons(samples, catalog):
     p = predict(ranks, chip, [catalog.find("NVIDIA H20")])
     assert p.baseline_compute_us == 0.0
     assert "unknown (N/A)" in set(p.excluded["class"])
-    comp = step_composite(None, None, 1.0, chip, chip)
-    assert comp.predicted_step_us is None and "no step trace" in comp.notes[0]
+    comp = step_composite(None, 1.0, chip, chip)
+    assert comp.predicted_step_us is None and "no step trace" in comp.not_predicted
+
+
+@pytest.mark.parametrize(("op_type", "rule"), [
+    ("MatMulV2", "MatMul"), ("MatMulV3", "MatMul"), ("BatchMatMulV2", "MatMul"), ("GroupedMatmul", "MatMul"),
+    ("TransposeBatchMatMul", "MatMul"), ("QuantBatchMatmulV3", "MatMul"), ("WeightQuantBatchMatmulV2", "MatMul"),
+    ("MatmulAllReduce", "MatMul"), ("AllGatherMatmul", "MatMul"), ("MatmulReduceScatter", "MatMul"),
+    ("matmul", "MatMul"),  # case-insensitive
+    ("FlashAttentionScore", "FlashAttention"), ("FlashAttentionScoreGrad", "FlashAttention"),
+    ("PromptFlashAttention", "FlashAttention"), ("IncreFlashAttention", "FlashAttention"),
+    ("FusedInferAttentionScore", "FlashAttention"),
+    ("Add", None), ("RmsNorm", None), ("SwiGlu", None), ("hcom_allReduce_", None),
+])
+def test_default_rules_cover_each_operator_family(op_type, rule):
+    from mfu_desktop.core.predict_rules import efficiency
+
+    class Chip950:
+        identifier = "Huawei Ascend 950DT"
+
+    factor, names = efficiency(Chip950(), op_type, list(DEFAULT_RULES))  # type: ignore[arg-type]
+    if rule is None:
+        assert (factor, names) == (1.0, [])
+    else:
+        assert len(names) == 1 and rule in names[0]
+        assert factor == (1.2 if rule == "MatMul" else 2.0)
+
+
+def test_rule_patterns_are_editable_and_checked():
+    text = rules_to_csv(DEFAULT_RULES).replace(",matmul,", ",^MatMulV3$,")
+    rules, problems = rules_from_csv(text)
+    assert not problems and rules[0].pattern == "^MatMulV3$"
+    assert rules[0].matches_type("matmulv3") and not rules[0].matches_type("MatMulV2")
+    rules, problems = rules_from_csv(text.replace("^MatMulV3$", "(unclosed"))
+    assert len(rules) == 2 and "not a regular expression" in problems[0]
+
+
+def test_rules_file_of_an_earlier_version_reads_its_prefixes():
+    old = ("enabled,name,kind,chips,op_types,factor,value,peer_vendor,note\n"
+           "true,950 MatMul ×1.2,efficiency,Ascend 950,MatMul;BatchMatMul,1.2,,,\n")
+    rules, problems = rules_from_csv(old)
+    assert not problems
+    assert rules[0].matches_type("MatMulV2") and rules[0].matches_type("BatchMatMulV3")
+    assert not rules[0].matches_type("TransposeBatchMatMul")  # prefixes, as that version meant
+
+
+def test_dtype_flags_tell_missing_from_non_float():
+    frame = kernels([k("AI_VECTOR_CORE", "Cast", 5.0, dtype="INT64", aiv_vec_time_us=1, aiv_mte2_time_us=2),
+                     k("AI_VECTOR_CORE", "Add", 5.0, dtype="", aiv_vec_time_us=1, aiv_mte2_time_us=2),
+                     k("AI_CORE", "MatMulV2", 5.0, aic_mac_time_us=3)])
+    frame[C.INPUT_DTYPES] = frame[C.INPUT_DTYPES].cat.add_categories(["N/A"])
+    frame.loc[1, C.INPUT_DTYPES] = np.nan
+    flags = kernel_inputs(frame).flags
+    assert any(f.startswith("1 compute kernels have no input dtype") for f in flags)
+    assert any(f.startswith("1 compute kernels have a non-floating-point input dtype") for f in flags)
+    assert kernel_inputs(frame).frame["precision"].astype(str).tolist() == ["other", "unknown", "bf16"]
+
+
+def test_partial_prediction_covers_only_the_predictable_share(catalog):
+    """950DT has no FP32 cube peak: the FP32 MatMulV3 (80 of 480 µs) is unpredictable."""
+    src, tgt = catalog.find("Huawei Ascend 910B"), catalog.find("Huawei Ascend 950DT")
+    trace = StepTrace(read_step_trace_frame(480, 200, 300), "t")
+    p = predict([RankInput(0, SAMPLE, trace, comm_matrix(120.0))], src, [tgt], default_cpu=None)
+    t = p.targets[0]
+    assert t.partial and t.unpredictable_compute_us == pytest.approx(80.0)
+    assert t.baseline_compute_us == pytest.approx(370.0)  # 100 + 50 + 200 + 20 compute-class, predictable
+    assert t.predicted_share == pytest.approx(370 / 450)
+    assert t.relative_performance == pytest.approx(370 / t.predicted_compute_us)
+    assert "cube_fp32_tflops not published" in t.partial_reason
+    # the step keeps the unpredictable 80 µs at its measured time
+    r = t.ranks[0]
+    assert r.all_compute_speedup == pytest.approx(450 / (t.predicted_compute_us + 80))
+    assert t.predicted_computing_us == pytest.approx(480 / r.all_compute_speedup)
+    assert any("kept at its measured time" in n for n in t.notes)
+
+
+def test_assumed_cpu_is_stated(catalog):
+    src, tgt = catalog.find("Huawei Ascend 910B"), catalog.find("NVIDIA H100 SXM")  # no cpu coefficient
+    trace = StepTrace(read_step_trace_frame(480, 200, 300), "t")
+    ranks = [RankInput(0, SAMPLE, trace, comm_matrix(120.0))]
+    without = predict(ranks, src, [tgt]).targets[0]
+    assert without.predicted_step_us is None and "cpu coefficient of NVIDIA H100 SXM" in without.step_not_predicted
+    with_cpu = predict(ranks, src, [tgt], default_cpu=1.0)
+    assert with_cpu.targets[0].predicted_step_us is not None
+    assert any("assumed 1 (--assume-cpu)" in n for n in with_cpu.targets[0].notes)
+    assert with_cpu.to_json()["assumed_cpu"] == 1.0

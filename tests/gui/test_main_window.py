@@ -138,20 +138,69 @@ def test_demo_prediction_fills_results(make_window, qtbot):
     prediction = window.prediction.prediction
     assert prediction is not None
     targets = window.prediction.selected_targets()
-    assert window.prediction.summary_model.rowCount() == len(targets) == len(prediction.targets)
-    from mfu_desktop.core.predict import summary_frame
-
-    summary = summary_frame(prediction)
-    keys = window.prediction.summary_model.column_keys()
-    col = keys.index("relative_performance")
-    shown = {window.prediction.summary_model.raw(r, keys.index("device")):
-             window.prediction.summary_model.raw(r, col) for r in range(len(summary))}
-    for device, value in zip(summary["device"], summary["relative_performance"]):
-        assert shown[device] == pytest.approx(value)
-    # per-kernel detail for the first chip
-    window.prediction.summary_view.selectRow(0)
+    # the measured source row, then one row per target
+    assert window.prediction.summary_model.rowCount() == len(targets) + 1 == len(prediction.targets) + 1
+    # per-kernel detail for the first target chip (row 1; row 0 is the measured source)
+    window.prediction.summary_view.selectRow(1)
     wait_idle(qtbot, window)
     assert window.prediction.detail_model.rowCount() > 0
+
+
+def test_console_json_csv_and_window_show_the_same_numbers(make_window, qtbot, capsys, tmp_path):
+    """Issue 10: one set of rows (core.predict_rows), formatted four ways, on the bundled demo."""
+    import csv
+    import json
+
+    from mfu_desktop.cli import main
+    from mfu_desktop.core.paths import demo_profile_dir as demo_profile
+
+    window = make_window("--lang", "en", "--demo", "--tab", "prediction")
+    wait_idle(qtbot, window, timeout=120000)
+    model = window.prediction.summary_model
+    keys = model.column_keys()
+    shown = {model.raw(r, keys.index("device")): {k: model.raw(r, keys.index(k)) for k in keys}
+             for r in range(model.rowCount())}
+    assert main(["predict", str(demo_profile()), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert main(["predict", str(demo_profile()), "--out", str(tmp_path / "out")]) == 0
+    console = capsys.readouterr().out
+    with (tmp_path / "out" / "performance_prediction.csv").open(encoding="utf-8-sig") as fh:
+        rows = {r["device"]: r for r in csv.DictReader(fh)}
+    assert len(data["targets"]) == len(shown) - 1 == len(rows) - 1 == 6
+    for t in data["targets"]:
+        device = t["device"]
+        window_row, csv_row = shown[device], rows[device]
+        for key in ("predicted_compute_us", "predicted_step_us", "transfer_us", "wait_us", "computing_us",
+                    "free_us", "relative_performance", "step_relative_performance", "predicted_share"):
+            value = t[key]
+            if value is None:
+                assert window_row.get(key) in (None, "") or window_row[key] != window_row[key]
+                assert csv_row[key] == ""
+                continue
+            if key == "relative_performance":  # shown as text: "1.90×", "(99.8 %)" when partial
+                assert window_row["compute_x"].startswith(f"{value:.2f}×"), device
+                assert ("%" in window_row["compute_x"]) == t["partial"], device
+            else:
+                assert float(window_row[key]) == pytest.approx(value, rel=1e-9), (device, key)
+            assert float(csv_row[key]) == pytest.approx(value, rel=1e-9), (device, key)
+        # the console prints the compute time per step (one decimal) and the speed-up (two)
+        line = next(x for x in console.splitlines() if x.startswith(f"{device[:32]:<32} "))
+        assert f"{t['predicted_compute_us']:,.1f}" in line
+        assert f"{t['relative_performance']:.2f}×" in line
+        if t["slowest_rank"] is not None:
+            assert window_row["slowest"] == str(t["slowest_rank"]["rank"])
+            assert float(csv_row["slowest_rank"]) == t["slowest_rank"]["rank"]
+            step_us = t["slowest_rank"]["step_us"]
+            if step_us is None:  # step not predicted (no cpu coefficient): the rank with the longest compute
+                assert window_row["slowest_step_us"] != window_row["slowest_step_us"]  # NaN: an empty cell
+            else:
+                assert float(window_row["slowest_step_us"]) == pytest.approx(step_us)
+                assert f"slowest rank {t['slowest_rank']['rank']}: step {step_us:,.1f} µs" in console
+    # the baseline line: compute per step, mean per rank (not a sum over ranks and steps)
+    base = data["baseline_compute_us"]
+    assert f"compute-class time {base:,.1f} µs" in console
+    assert float(rows[next(d for d in rows if d.endswith("(measured)"))]["predicted_compute_us"]) == \
+        pytest.approx(base)
 
 
 def test_cancel_stops_a_load_and_drops_its_result(make_window, qtbot, tmp_path):

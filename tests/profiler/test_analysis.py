@@ -167,17 +167,27 @@ def test_demo_profile_end_to_end(demo):
 
 
 def test_tables_agree_with_kernels(demo):
+    """Aggregate tables are means per captured step: Σ over kernels / steps (the demo has 2 steps)."""
     r = analyze_paths([demo / "node0_31337_20260101000000000_ascend_pt"], use_cache=False).ranks[0]
     k = r.kernels
-    assert r.by_type["count"].sum() == len(k)
-    assert r.by_type["time_us"].sum() == pytest.approx(k[C.DURATION_US].sum())
+    steps = 2
+    assert r.summary.steps == steps and r.summary.steps_source == "step trace"
+    assert r.by_type["count"].sum() == len(k) / steps
+    assert r.by_type["time_us"].sum() == pytest.approx(k[C.DURATION_US].sum() / steps)
     counted = k["status"] == Status.COUNTED.value
-    assert r.by_type["flops"].sum() == pytest.approx(k.loc[counted, "flops"].sum())
+    assert r.by_type["flops"].sum() == pytest.approx(k.loc[counted, "flops"].sum() / steps)
+    assert r.summary.flops == pytest.approx(k.loc[counted, "flops"].sum() / steps)
+    assert r.summary.countable_time_us == pytest.approx(k.loc[counted, C.DURATION_US].sum() / steps)
+    # the step time is the mean of the two traced steps, not their sum
+    assert r.summary.step_time_us == pytest.approx(r.steps["step_time_us"].mean())
+    # rates are unchanged by the division
+    assert r.summary.achieved_tflops == pytest.approx(k.loc[counted, "flops"].sum()
+                                                      / k.loc[counted, C.DURATION_US].sum() / 1e6)
     mm = r.by_type.set_index("type").loc["MatMulV2"]
     rows = k[(k[C.OP_TYPE] == "MatMulV2") & counted]
     assert mm["mfu"] == pytest.approx((rows["mfu"].astype(float) * rows[C.DURATION_US]).sum()
                                       / rows[C.DURATION_US].sum(), rel=1e-5)
-    assert r.by_shape["count"].sum() == int((k["status"] != Status.NO_RULE.value).sum())
+    assert r.by_shape["count"].sum() == int((k["status"] != Status.NO_RULE.value).sum()) / steps
 
 
 def test_million_rows_are_handled_vectorised(tmp_path):

@@ -2,42 +2,11 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QColor
 
 #: Colours of the step-breakdown segments (computing, communication not overlapped, free, bubble).
 SEGMENT_COLORS = ((70, 130, 200), (220, 120, 50), (150, 150, 150), (200, 60, 60))
-
-
-def mfu_brush(value: float | None) -> QColor:
-    """Bar colour by MFU band (grey when unknown)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return QColor(150, 150, 160)
-    if value > 1.0:
-        return QColor(190, 60, 190)
-    if value >= 0.6:
-        return QColor(40, 160, 80)
-    if value >= 0.3:
-        return QColor(220, 180, 30)
-    if value >= 0.2:
-        return QColor(235, 130, 40)
-    return QColor(210, 60, 50)
-
-
-_BAND_EDGES = np.array([0.2, 0.3, 0.6, 1.0])
-
-
-def band_brushes(values: np.ndarray) -> list:
-    """One brush per value by MFU band, without a Python call per value (six shared brushes)."""
-    values = np.asarray(values, dtype=float)
-    palette = [pg.mkBrush(mfu_brush(v)) for v in (0.1, 0.25, 0.45, 0.8, 1.5, None)]
-    codes = np.searchsorted(_BAND_EDGES, values, side="right")  # <0.2 →0, <0.3 →1, <0.6 →2, ≤1 →3, >1 →4
-    codes = np.where(values == 1.0, 3, codes)
-    codes = np.where(np.isnan(values), 5, codes)
-    return list(np.array(palette, dtype=object)[codes])
 
 
 def make_plot(title: str, x_label: str, y_label: str, x_units: str = "", y_units: str = "",

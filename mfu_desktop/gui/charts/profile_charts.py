@@ -12,10 +12,10 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from mfu_desktop.gui.bands import band_brushes
 from mfu_desktop.gui.charts.common import (
     SEGMENT_COLORS,
     StackedBars,
-    band_brushes,
     downsample_indices,
     make_plot,
     set_category_ticks,
@@ -31,7 +31,7 @@ class HotOpsChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = make_plot(self.tr("Hot operators"), self.tr("time"), "", x_units="s", left_width=250)
+        self.plot = make_plot(self.tr("Hot operators"), self.tr("time per step"), "", x_units="s", left_width=250)
         self.plot.getPlotItem().invertY(True)
         self.bars = pg.BarGraphItem(x0=[], y=[], height=0.7, width=[])
         self.plot.addItem(self.bars)
@@ -43,7 +43,7 @@ class HotOpsChart(QWidget):
     def set_data(self, table: pd.DataFrame, by: str = "time_us", title: str = "") -> None:
         """Show ``table`` (type, input_shapes, time_us, lost_us, mfu) by ``by``."""
         self.plot.setTitle(title or self.tr("Hot operators"))
-        self.plot.setLabel("bottom", self.tr("lost time") if by == "lost_us" else self.tr("time"),
+        self.plot.setLabel("bottom", self.tr("lost time per step") if by == "lost_us" else self.tr("time per step"),
                            units="s")
         if table is None or table.empty:
             self.bars.setOpts(x0=[], y=[], width=[], brushes=[])
@@ -164,7 +164,8 @@ class StepBreakdownChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = make_plot(self.tr("Step breakdown per rank"), self.tr("rank"), self.tr("time"), y_units="s")
+        self.plot = make_plot(self.tr("Step breakdown per rank (mean per step)"), self.tr("rank"),
+                              self.tr("time per step"), y_units="s")
         self.bars = StackedBars(self.plot, [self.tr("computing"), self.tr("communication (not overlapped)"),
                                             self.tr("free"), self.tr("bubble")], list(SEGMENT_COLORS))
         layout = QVBoxLayout(self)

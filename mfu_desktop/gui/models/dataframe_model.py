@@ -17,10 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush
 
 from mfu_desktop.core.grouping import lookup
-from mfu_desktop.core.numbers import pct
+from mfu_desktop.core.numbers import calls, pct
+from mfu_desktop.gui.bands import CELL_ALPHA, band_qcolor
 
 Formatter = Callable[[object], str]
 
@@ -69,6 +70,12 @@ def fmt_int(v: float) -> str:
 
 
 @_blank_if_missing
+def fmt_calls(v: float) -> str:
+    """Calls per step (may be fractional: "2.5")."""
+    return calls(v)
+
+
+@_blank_if_missing
 def fmt_flops(v: float) -> str:
     """FLOPs in scientific notation."""
     return f"{v:.3e}"
@@ -84,6 +91,7 @@ class ColumnSpec:
         formatter: Value → display text (numbers only; text columns show as is).
         tooltip: Header tooltip.
         color_mfu: Colour the cell background by MFU band.
+        cell_tooltip: Frame column whose text is the cell's tooltip (e.g. why a figure is partial).
     """
 
     key: str
@@ -91,21 +99,7 @@ class ColumnSpec:
     formatter: Formatter | None = None
     tooltip: str = ""
     color_mfu: bool = False
-
-
-def mfu_color(value: object) -> QColor | None:
-    """Band colours of mfu.md §4.5 (red far from peak … green near the limit; magenta impossible)."""
-    if not isinstance(value, (int, float, np.floating, np.integer)) or math.isnan(value):
-        return None
-    if value > 1.0:
-        return QColor(200, 60, 200, 90)
-    if value >= 0.6:
-        return QColor(40, 170, 80, 80)
-    if value >= 0.3:
-        return QColor(230, 190, 40, 80)
-    if value >= 0.2:
-        return QColor(240, 140, 40, 80)
-    return QColor(220, 60, 50, 80)
+    cell_tooltip: str = ""
 
 
 def _all_numbers(series: pd.Series) -> bool:
@@ -258,11 +252,14 @@ class DataFrameModel(QAbstractTableModel):
             if not col.is_text:
                 return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             return None
+        if role == Qt.ItemDataRole.ToolTipRole and spec.cell_tooltip and spec.cell_tooltip in self._frame.columns:
+            value = self._frame[spec.cell_tooltip].iloc[i]
+            return str(value) if isinstance(value, str) and value else None
         if role == Qt.ItemDataRole.ToolTipRole and col.is_text:
             value = col.raw(i)
             return value if isinstance(value, str) and len(value) > 40 else None
         if role == Qt.ItemDataRole.BackgroundRole and spec.color_mfu:
-            color = mfu_color(col.raw(i))
+            color = band_qcolor(col.raw(i), CELL_ALPHA)
             return QBrush(color) if color is not None else None
         if role == Qt.ItemDataRole.UserRole:
             return col.raw(i)

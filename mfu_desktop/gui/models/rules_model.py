@@ -6,9 +6,9 @@ from dataclasses import replace
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt, Signal
 
-from mfu_desktop.core.predict import Rule
+from mfu_desktop.core.predict_rules import RULE_COLUMNS, RULE_KINDS, Rule, check_pattern
 
-_COLUMNS = ("enabled", "name", "kind", "chips", "op_types", "factor", "value", "peer_vendor", "note")
+_COLUMNS = RULE_COLUMNS
 
 
 class RulesModel(QAbstractTableModel):
@@ -21,7 +21,7 @@ class RulesModel(QAbstractTableModel):
         self.rules = list(rules)
         self.last_error = ""
         self.headers = (self.tr("On"), self.tr("Rule"), self.tr("Kind"), self.tr("Chips containing"),
-                        self.tr("Operator types"), self.tr("Factor"), self.tr("Bandwidth GB/s"),
+                        self.tr("Operator types (pattern)"), self.tr("Factor"), self.tr("Bandwidth GB/s"),
                         self.tr("Only between vendor"), self.tr("Note"))
 
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
@@ -51,14 +51,14 @@ class RulesModel(QAbstractTableModel):
             return None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             value = getattr(rule, key)
-            if key == "op_types":
-                return ";".join(value)
             if key == "value":
                 return "" if value is None else f"{value:g}"
             if key == "factor":
                 return f"{value:g}"
             return value
         if role == Qt.ItemDataRole.ToolTipRole:
+            if key == "pattern":
+                return self.tr("A regular expression searched in the operator type, any case (empty: every type)")
             return rule.note
         return None
 
@@ -72,7 +72,7 @@ class RulesModel(QAbstractTableModel):
             elif role != Qt.ItemDataRole.EditRole:
                 return False
             elif key == "kind":
-                if value not in ("efficiency", "bandwidth"):
+                if value not in RULE_KINDS:
                     raise ValueError(self.tr("kind must be efficiency or bandwidth"))
                 new = replace(rule, kind=str(value))
             elif key == "factor":
@@ -86,8 +86,11 @@ class RulesModel(QAbstractTableModel):
                 if number is not None and number <= 0:
                     raise ValueError(self.tr("bandwidth must be positive"))
                 new = replace(rule, value=number)
-            elif key == "op_types":
-                new = replace(rule, op_types=tuple(t.strip() for t in str(value).split(";") if t.strip()))
+            elif key == "pattern":
+                problem = check_pattern(str(value).strip())
+                if problem:
+                    raise ValueError(problem)
+                new = replace(rule, pattern=str(value).strip())
             else:
                 new = replace(rule, **{key: str(value)})
         except (TypeError, ValueError) as exc:

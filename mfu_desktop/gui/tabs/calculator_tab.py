@@ -49,8 +49,9 @@ from mfu_desktop.core.model import (
     tokens_per_second,
 )
 from mfu_desktop.core.numbers import TIME_UNITS, grouped, pct, sig, to_seconds
+from mfu_desktop.gui.bands import band_css
 from mfu_desktop.gui.core_text import ct, derivation_markdown
-from mfu_desktop.gui.widgets import Card, Field, mfu_css_color
+from mfu_desktop.gui.widgets import Card, Field
 
 
 def compact_combo() -> QComboBox:
@@ -501,7 +502,7 @@ class CalculatorTab(QWidget):
         self.card_achieved.set(pct(result.mfu_without_attention), self.tr("MFU without attention"))
         self.card_mfu.set(pct(result.mfu_with_attention),
                           self.tr("with attention; HFU {0}").format(pct(result.hfu) if result.hfu is not None else "–"),
-                          mfu_css_color(result.mfu_with_attention))
+                          band_css(result.mfu_with_attention))
         self.problems.setText("")
         self.derivation.setMarkdown(derivation_markdown(result.derivation))
 
@@ -522,7 +523,7 @@ class CalculatorTab(QWidget):
         self.card_achieved.set(sig(result.achieved_tflops) if result.achieved_tflops is not None else "–",
                                self.tr("TFLOP/s"))
         if result.mfu is not None:
-            self.card_mfu.set(pct(result.mfu), ct(d.interpretation).split(":")[0], mfu_css_color(result.mfu))
+            self.card_mfu.set(pct(result.mfu), ct(d.interpretation).split(":")[0], band_css(result.mfu))
         else:
             self.card_mfu.set("–")
         lines = list(errors)

@@ -26,19 +26,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mfu_desktop.cli_predict import rank_inputs, seed_twin
 from mfu_desktop.core.chips import ChipCatalog, UnknownChipError
-from mfu_desktop.core.predict import (
-    DEFAULT_RULES,
-    DEFAULT_SOURCE,
-    DEFAULT_TARGETS,
-    Prediction,
-    predict,
-    predict_kernels,
+from mfu_desktop.core.predict import DEFAULT_TARGETS, Prediction, predict, predict_kernels
+from mfu_desktop.core.predict_inputs import choose_source, rank_inputs
+from mfu_desktop.core.predict_rows import (
+    detail_frame,
+    prediction_rows,
+    relative_text,
     step_breakdown_frame,
-    summary_frame,
     write_outputs,
 )
+from mfu_desktop.core.predict_rules import DEFAULT_RULES
 from mfu_desktop.core.profile_analysis import FolderAnalysis
 from mfu_desktop.core.progress import check
 from mfu_desktop.gui.charts.prediction_charts import PredictedStepChart, RelativePerformanceChart
@@ -99,11 +97,16 @@ class PredictionTab(QWidget):
         self.assume_cpu = QDoubleSpinBox()
         self.assume_cpu.setRange(0.0, 10.0)
         self.assume_cpu.setSingleStep(0.1)
-        self.assume_cpu.setSpecialValueText(self.tr("none (step not predicted)"))
-        self.assume_cpu.setToolTip(self.tr("cpu coefficient assumed for chips without one (an assumption)"))
+        self.assume_cpu.setSpecialValueText(self.tr("none"))
+        self.assume_cpu.setToolTip(self.tr("cpu coefficient assumed for chips without one (an assumption; "
+                                           "--assume-cpu on the command line)"))
+        self.cpu_note = QLabel("")
+        self.cpu_note.setWordWrap(True)
+        self.cpu_note.setStyleSheet("font-size: 8pt;")
         form.addRow(self.tr("Source chip"), self.source)
         form.addRow("", self.source_note)
         form.addRow(self.tr("Assumed cpu coefficient"), self.assume_cpu)
+        form.addRow("", self.cpu_note)
         left_layout.addWidget(box)
         self.targets = QListWidget()
         for chip in self.catalog.chips:
@@ -230,19 +233,9 @@ class PredictionTab(QWidget):
         self._rerun.start()
 
     def _source(self):
-        choice = self.source.currentData()
-        if choice:
-            chip = self.catalog.find(choice)
-            return chip, self.tr("chosen")
-        if self.analysis is not None:
-            detected = {r.chip.chip.identifier for r in self.analysis.ranks if r.chip.confirmed and r.chip.chip}
-            if len(detected) == 1:
-                chip = self.catalog.find(detected.pop())
-                twin = seed_twin(self.catalog, chip)
-                if twin is not None:
-                    return twin, self.tr("detected {0}-class = the seed's {1} row").format(chip.model, twin.identifier)
-                return chip, self.tr("detected from the profile")
-        return self.catalog.find(DEFAULT_SOURCE), self.tr("default (the profile does not name the chip)")
+        """The source chip and why (the engine's rule: chosen, else detected, else the seed default)."""
+        chip, why = choose_source(self.catalog, self.source.currentData() or None, self.analysis)
+        return chip, why
 
     def selected_targets(self) -> list[str]:
         """Checked target identifiers."""
@@ -278,8 +271,8 @@ class PredictionTab(QWidget):
             # everything but the widgets: the prediction and its tables, on the pool
             prediction = predict(rank_inputs(analysis), source, targets, rules, cpu)
             check(progress)
-            summary = summary_frame(prediction)
-            return prediction, summary, prepare_table(summary, specs), step_breakdown_frame(prediction)
+            rows = display_rows(prediction)
+            return prediction, rows, prepare_table(rows, specs), step_breakdown_frame(prediction)
 
         self.runner.start(CHANNEL, job, self._predicted, self._failed, label=self.tr("Predicting"))
 
@@ -308,12 +301,10 @@ class PredictionTab(QWidget):
     def _show_notes(self, prediction: Prediction) -> None:
         if prediction is not self.prediction:
             return
-        lines = []
-        for t in prediction.targets:
-            if not t.per_rank.empty and isinstance(t.per_rank["comm_line"].iloc[0], str):
-                lines.append(f"{t.device}: {t.per_rank['comm_line'].iloc[0]}")
-        self.comm_lines.setText("\n".join(lines[:1]))
-        notes = [self.tr("Source: {0} ({1})").format(prediction.source.display_name, self.source_note.text())]
+        self.comm_lines.setText("\n".join(comm_lines(prediction)))
+        notes = [self.tr("Source: {0} ({1})").format(prediction.source.display_name, self.source_note.text()),
+                 self.tr("Every time is per step (mean over the captured steps) and per rank (mean over ranks)."),
+                 cpu_note(prediction)]
         for t in prediction.targets:
             for note in t.notes:
                 notes.append(f"{t.device}: {note}")
@@ -322,26 +313,29 @@ class PredictionTab(QWidget):
         notes += prediction.warnings
         if not prediction.excluded.empty:
             notes.append(
-                self.tr("Excluded from the prediction: {0}").format(
-                    ", ".join(f"{r['class']} × {int(r['count'])}" for _, r in prediction.excluded.iterrows())
+                self.tr("Excluded from the prediction (per step, mean per rank): {0}").format(
+                    ", ".join(f"{r['class']} × {r['count']:.3g}" for _, r in prediction.excluded.iterrows())
                 )
             )
         self.notes.setText("\n".join(notes))
+        self.cpu_note.setText(cpu_note(prediction))
         self.predicted.emit(prediction)
-        self.status_message.emit(self.tr("Predicted {0} chip(s)").format(len(prediction.targets)))
+        self.status_message.emit(self.tr("Prediction: {0} target chip(s) for {1}").format(
+            len(prediction.targets), prediction.source.display_name))
 
     def _target_selected(self, current, _previous) -> None:
         if self.prediction is None or not current.isValid() or self.analysis is None:
             return
-        target = self.prediction.targets[self.summary_model.source_row(current.row())]
+        row = self.summary_model.source_row(current.row()) - 1  # row 0 is the measured source
+        if not 0 <= row < len(self.prediction.targets):
+            return
+        target = self.prediction.targets[row]
         source = self.prediction.source
         rules = list(self.prediction.rules)
         inputs = self.prediction.inputs
         self.detail_label.setText(self.tr("Computing the per-kernel prediction on {0}…").format(target.device))
 
         def job(progress):
-            from mfu_desktop.core.predict import detail_frame
-
             partial = Prediction(source, self.prediction.ranks, 0.0, [], pd.DataFrame(), [], rules, {}, inputs)
             for rank, inp in inputs.items():
                 progress.set_progress(0.5, "")
@@ -399,16 +393,53 @@ class PredictionTab(QWidget):
         )
 
 
+def display_rows(prediction: Prediction) -> pd.DataFrame:
+    """The engine's rows (core.predict_rows) plus the one text column the table shows: "1.90× (99.8 %)"."""
+    rows = prediction_rows(prediction)
+    rows["compute_x"] = [relative_text(v, bool(p), s) for v, p, s in
+                         zip(rows["relative_performance"], rows["partial"], rows["predicted_share"])]
+    rows["slowest"] = [f"{int(r)}" if pd.notna(r) else "" for r in rows["slowest_rank"]]
+    return rows
+
+
+def comm_lines(prediction: Prediction) -> list[str]:
+    """The measured communication, then each target's predicted one (transfer scaled, wait kept)."""
+    from mfu_desktop.core.predict_step import comm_line
+
+    m = prediction.measured
+    lines = []
+    measured = comm_line(m.mean("comm_not_overlapped_us"), m.mean("transfer_us"), m.mean("wait_us"))
+    if measured:
+        lines.append(f"{prediction.source.display_name} (measured): {measured}")
+    lines += [f"{t.device}: {t.comm_line()}" for t in prediction.targets if t.comm_line()]
+    return lines
+
+
+def cpu_note(prediction: Prediction) -> str:
+    """Where the cpu coefficients come from, and which chips lack one."""
+    missing = [t.device for t in prediction.targets if t.chip.value("cpu") is None]
+    if prediction.source.value("cpu") is None:
+        missing.insert(0, prediction.source.display_name)
+    if prediction.assumed_cpu:
+        return translate("Columns", "cpu coefficient from the catalog; assumed {0} for: {1}").format(
+            f"{prediction.assumed_cpu:g}", ", ".join(missing) or translate("Columns", "none"))
+    if missing:
+        return translate("Columns", "cpu coefficient from the catalog; chips without one (step not predicted): "
+                                    "{0}").format(", ".join(missing))
+    return translate("Columns", "cpu coefficient from the catalog for every chip")
+
+
 def summary_columns() -> list[ColumnSpec]:
-    """Specs of the per-chip results table."""
+    """Specs of the per-chip results table (the engine's rows; times per step, mean per rank)."""
     return [
         ColumnSpec("device", translate("Columns", "Chip")),
         ColumnSpec("architecture", translate("Columns", "Arch")),
         ColumnSpec(
-            "relative_performance",
+            "compute_x",
             translate("Columns", "Compute ×"),
-            fmt_number,
-            translate("Columns", "compute-class kernels only"),
+            None,
+            translate("Columns", "compute-class kernels; (share) when only part of their time is predictable"),
+            cell_tooltip="partial_reason",
         ),
         ColumnSpec(
             "step_relative_performance",
@@ -422,18 +453,23 @@ def summary_columns() -> list[ColumnSpec]:
             fmt_number,
             translate("Columns", "the seed README's arithmetic-mean formula, for comparison"),
         ),
-        ColumnSpec("predicted_compute_us", translate("Columns", "Predicted compute (µs)"), fmt_us),
-        ColumnSpec("predicted_step_us", translate("Columns", "Predicted step (µs)"), fmt_us),
-        ColumnSpec("comm_real_us", translate("Columns", "Transfer (µs)"), fmt_us),
-        ColumnSpec("comm_wait_us", translate("Columns", "Wait (µs)"), fmt_us),
+        ColumnSpec("predicted_compute_us", translate("Columns", "Compute (µs/step)"), fmt_us,
+                   translate("Columns", "predicted time of the predictable compute-class kernels")),
+        ColumnSpec("predicted_step_us", translate("Columns", "Step (µs)"), fmt_us),
+        ColumnSpec("computing_us", translate("Columns", "Computing (µs)"), fmt_us),
+        ColumnSpec("transfer_us", translate("Columns", "Transfer (µs)"), fmt_us),
+        ColumnSpec("wait_us", translate("Columns", "Wait (µs)"), fmt_us),
+        ColumnSpec("free_us", translate("Columns", "Free (µs)"), fmt_us),
+        ColumnSpec("slowest", translate("Columns", "Slowest rank")),
+        ColumnSpec("slowest_step_us", translate("Columns", "Slowest rank step (µs)"), fmt_us),
+        ColumnSpec("predicted_share", translate("Columns", "Predicted share"), fmt_pct, cell_tooltip="partial_reason"),
         ColumnSpec("fallback_time_share", translate("Columns", "Fallback share"), fmt_pct),
-        ColumnSpec("unpredictable_time_share", translate("Columns", "Unpredictable share"), fmt_pct),
-        ColumnSpec("slowest_rank", translate("Columns", "Slowest rank"), fmt_number),
+        ColumnSpec("step_not_predicted", translate("Columns", "Step not predicted because")),
         ColumnSpec("rules", translate("Columns", "Rules")),
-        ColumnSpec("CubeFP16", "CubeFP16", fmt_number),
-        ColumnSpec("CubeFP32", "CubeFP32", fmt_number),
-        ColumnSpec("VecFP16", "VecFP16", fmt_number),
-        ColumnSpec("VecFP32", "VecFP32", fmt_number),
+        ColumnSpec("cube_fp16_tflops", "CubeFP16", fmt_number),
+        ColumnSpec("cube_fp32_tflops", "CubeFP32", fmt_number),
+        ColumnSpec("vector_fp16_tflops", "VecFP16", fmt_number),
+        ColumnSpec("vector_fp32_tflops", "VecFP32", fmt_number),
         ColumnSpec("bandwidth_gbs", translate("Columns", "HBM GB/s"), fmt_number),
     ]
 

@@ -44,11 +44,13 @@ from mfu_desktop.core.numbers import pct, sig
 from mfu_desktop.core.profile_analysis import FolderAnalysis, RankAnalysis, analyze_paths
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.progress import check
+from mfu_desktop.gui.bands import band_css
 from mfu_desktop.gui.charts.profile_charts import HotOpsChart, MfuScatter, StepBreakdownChart, scatter_points
 from mfu_desktop.gui.core_text import ct, derivation_markdown
 from mfu_desktop.gui.models.dataframe_model import (
     ColumnSpec,
     DataFrameModel,
+    fmt_calls,
     fmt_flops,
     fmt_int,
     fmt_number,
@@ -58,7 +60,7 @@ from mfu_desktop.gui.models.dataframe_model import (
 )
 from mfu_desktop.gui.models.rank_tree import ROLE_INDEX, ROLE_KIND, RankTreeModel, short_chip
 from mfu_desktop.gui.staging import Stager
-from mfu_desktop.gui.widgets import Card, InfoBar, mfu_css_color
+from mfu_desktop.gui.widgets import Card, InfoBar
 from mfu_desktop.gui.workers import JobRunner
 
 translate = QCoreApplication.translate  # module-level helpers use the "Columns" context
@@ -555,18 +557,24 @@ class ProfilerTab(QWidget):
         self.card_ops.set(
             mfu,
             self.tr("all ranks, {0} TFLOP/s").format(sig(rate.achieved_tflops)) if rate.achieved_tflops else "",
-            mfu_css_color(rate.mfu),
+            band_css(rate.mfu),
         )
         table = cluster.table
         span = cluster.mfu_step_range
-        self.card_step.set(f"{pct(span[0])}–{pct(span[1])}" if span else "–", self.tr("range over ranks"))
+        step = cluster.step_time
+        caption = self.tr("range over ranks")
+        if step.mean is not None:
+            caption += "\n" + self.tr("step {0} ms (mean per rank); slowest rank {1}: {2} ms").format(
+                sig(step.mean / 1000), step.slowest_rank, sig(step.slowest_value / 1000))
+        self.card_step.set(f"{pct(span[0])}–{pct(span[1])}" if span else "–", caption)
         self.card_cube.set(
             pct(cluster.cube_utilization_mean) if cluster.cube_utilization_mean is not None else "–",
             self.tr("mean over ranks"),
         )
         self.card_tier.caption.setText(self.tr("Slow ranks"))
         self.card_tier.set(
-            ", ".join(map(str, cluster.slow)) or self.tr("none"), self.tr("step time above the fastest rank + 5 %")
+            ", ".join(self.tr("rank {0}").format(r) for r in cluster.slow) or self.tr("none"),
+            cluster.slow_rank_text() if cluster.slow else self.tr("step time above the fastest rank + 5 %"),
         )
         chips = sorted({str(c) for c in table.get("chip", pd.Series(dtype=object)).dropna()})
         self.card_chip.set(
@@ -619,7 +627,7 @@ class ProfilerTab(QWidget):
                 self.tr("{0} TFLOP/s over {1} counted kernels").format(
                     sig(s.achieved_tflops), f"{s.countable_kernels:,}"
                 ),
-                mfu_css_color(s.mfu_ops),
+                band_css(s.mfu_ops),
             )
         elif s.mfu_ops_range is not None:
             self.card_ops.set(f"{pct(s.mfu_ops_range[0])}–{pct(s.mfu_ops_range[1])}", self.tr("chip not confirmed"))
@@ -628,8 +636,8 @@ class ProfilerTab(QWidget):
         if s.mfu_step is not None:
             self.card_step.set(
                 pct(s.mfu_step),
-                self.tr("step time {0} ms").format(sig(s.step_time_us / 1000)),
-                mfu_css_color(s.mfu_step),
+                self.tr("step {0} ms, mean of {1} step(s)").format(sig(s.step_time_us / 1000), s.steps),
+                band_css(s.mfu_step),
             )
         elif s.mfu_step_range is not None:
             self.card_step.set(f"{pct(s.mfu_step_range[0])}–{pct(s.mfu_step_range[1])}", self.tr("chip not confirmed"))
@@ -815,20 +823,20 @@ def aggregate_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
         "input_shapes": (translate("Columns", "Input shapes"), None),
         "output_shapes": (translate("Columns", "Output shapes"), None),
         "dtype": (translate("Columns", "Dtype"), None),
-        "count": (translate("Columns", "Count"), fmt_int),
-        "time_us": (translate("Columns", "Time (µs)"), fmt_us),
+        "count": (translate("Columns", "Calls/step"), fmt_calls),
+        "time_us": (translate("Columns", "Time (µs/step)"), fmt_us),
         "time_share": (translate("Columns", "Share"), fmt_pct),
-        "counted": (translate("Columns", "Counted"), fmt_int),
-        "counted_time_us": (translate("Columns", "Counted time (µs)"), fmt_us),
-        "flops": (translate("Columns", "FLOPs"), fmt_flops),
+        "counted": (translate("Columns", "Counted/step"), fmt_calls),
+        "counted_time_us": (translate("Columns", "Counted time (µs/step)"), fmt_us),
+        "flops": (translate("Columns", "FLOPs/step"), fmt_flops),
         "flops_per_call": (translate("Columns", "FLOPs per call"), fmt_flops),
-        "mean_us": (translate("Columns", "Mean (µs)"), fmt_us),
+        "mean_us": (translate("Columns", "Mean per call (µs)"), fmt_us),
         "achieved_tflops": (translate("Columns", "Achieved TFLOP/s"), fmt_number),
         "mfu": (translate("Columns", "MFU"), fmt_pct),
         "mfu_lo": (translate("Columns", "MFU low"), fmt_pct),
         "mfu_hi": (translate("Columns", "MFU high"), fmt_pct),
         "cube_utilization": (translate("Columns", "Cube util (%)"), fmt_number),
-        "lost_us": (translate("Columns", "Lost (µs)"), fmt_us),
+        "lost_us": (translate("Columns", "Lost (µs/step)"), fmt_us),
         "status": (translate("Columns", "Status"), None),
         "reason": (translate("Columns", "Reason"), None),
         "assumption": (translate("Columns", "Assumption"), None),
@@ -862,12 +870,14 @@ def cluster_columns() -> list[ColumnSpec]:
         ColumnSpec("mfu_step", translate("Columns", "Step MFU"), fmt_pct, color_mfu=True),
         ColumnSpec("cube_utilization", translate("Columns", "Cube util"), fmt_pct),
         ColumnSpec("tier", translate("Columns", "Tier"), fmt_int),
-        ColumnSpec("step_time_us", translate("Columns", "Step time (µs)"), fmt_us),
+        ColumnSpec("step_time_us", translate("Columns", "Step time (µs)"), fmt_us,
+                   translate("Columns", "mean over the rank's captured steps")),
+        ColumnSpec("steps", translate("Columns", "Steps"), fmt_int),
         ColumnSpec("computing", translate("Columns", "Computing (µs)"), fmt_us),
         ColumnSpec("comm_not_overlapped", translate("Columns", "Comm not overlapped (µs)"), fmt_us),
         ColumnSpec("free", translate("Columns", "Free (µs)"), fmt_us),
         ColumnSpec("bubble", translate("Columns", "Bubble (µs)"), fmt_us),
-        ColumnSpec("kernels", translate("Columns", "Kernels"), fmt_int),
+        ColumnSpec("kernels", translate("Columns", "Kernels (total)"), fmt_int),
         ColumnSpec("countable_kernels", translate("Columns", "Counted"), fmt_int),
         ColumnSpec("slow", translate("Columns", "Slow"), fmt_int),
         ColumnSpec("path", translate("Columns", "Folder")),

@@ -1,0 +1,50 @@
+"""From an analysed profile to the predictor's inputs: ranks and the source chip (CLI and window alike)."""
+
+from __future__ import annotations
+
+from mfu_desktop.core.chips import Chip, ChipCatalog
+from mfu_desktop.core.predict import DEFAULT_SOURCE, RankInput
+from mfu_desktop.core.profile_analysis import FolderAnalysis
+
+_TWIN_COLUMNS = ("cube_fp16_tflops", "cube_fp32_tflops", "vector_fp16_tflops", "vector_fp32_tflops",
+                 "hbm_bandwidth_gbs", "interconnect_bandwidth")
+
+
+def rank_inputs(result: FolderAnalysis) -> list[RankInput]:
+    """The predictor's inputs from an analysis (kernels, step trace, communication matrix per rank)."""
+    return [RankInput(r.rank, r.data.kernels, r.data.step_trace, r.data.comm) for r in result.ranks
+            if r.data.kernels is not None]
+
+
+def seed_twin(catalog: ChipCatalog, chip: Chip) -> Chip | None:
+    """A seed row (one with a cpu coefficient) with exactly the same peaks and bandwidths as ``chip``.
+
+    The seed's step model needs the cpu coefficient, which only the seed rows carry; a detected
+    910B2 is the seed's "Huawei Ascend 910B" in every other value.
+    """
+    if chip.value("cpu") is not None:
+        return None
+    for other in catalog.chips:
+        if other.value("cpu") is not None and other.vendor == chip.vendor and all(
+                other.value(c) == chip.value(c) for c in _TWIN_COLUMNS):
+            return other
+    return None
+
+
+def choose_source(catalog: ChipCatalog, name: str | None, result: FolderAnalysis | None) -> tuple[Chip, str]:
+    """The source chip and why: the user's choice; else the chip the data names; else the seed's default.
+
+    Raises:
+        UnknownChipError: When ``name`` is not in the catalog.
+    """
+    if name:
+        return catalog.find(name), "chosen (--source)"
+    detected = {r.chip.chip.identifier for r in (result.ranks if result else [])
+                if r.chip.confirmed and r.chip.chip is not None}
+    if len(detected) == 1:
+        chip = catalog.find(detected.pop())
+        twin = seed_twin(catalog, chip)
+        if twin is not None:
+            return twin, f"detected {chip.model}-class, the same values as the seed's {twin.identifier} row"
+        return chip, "detected from the profile"
+    return catalog.find(DEFAULT_SOURCE), "default (the profile does not name the chip)"

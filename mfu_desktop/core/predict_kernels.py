@@ -1,0 +1,308 @@
+"""The per-kernel model of the cross-chip prediction (prediction.md §2).
+
+Per kernel (vectorised over the kernel frame)::
+
+    compute_ratio = source_peak / target_peak        # cube or vector peak, by class and precision
+    memory_ratio  = source_hbm_bw / target_hbm_bw
+    new_time      = compute · compute_ratio + memory · memory_ratio
+    scale         = new_time / (compute + memory)
+    predicted     = Duration · scale
+
+Kernels are grouped once per rank by (peak unit, precision, type): totals for a target cost
+O(groups), whatever the kernel count; the per-kernel table is only built for the detail file
+and the app's detail view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from mfu_desktop.core.chips import Chip
+from mfu_desktop.core.classify import CLASSES as KERNEL_CLASSES
+from mfu_desktop.core.classify import COMPUTE_CLASSES, KernelClass, class_codes, excluded_label
+from mfu_desktop.core.dtypes import ComputeDtype, compute_dtype, first_input_dtype
+from mfu_desktop.core.grouping import categorical, codes_of, counts, group_ids, lookup, sums
+from mfu_desktop.core.predict_rules import Rule, bandwidth, efficiency
+from mfu_desktop.core.profiler import columns as C
+
+#: Prediction classes (compute-class kernels); everything else is excluded and listed.
+CLASSES = ("cube", "vector", "mix")
+#: Precision of a kernel whose first input is not a matmul precision (INT32, INT64, BOOL …) / has no dtype.
+OTHER_PRECISION = "other"
+UNKNOWN_PRECISION = "unknown"
+
+
+@dataclass(frozen=True)
+class KernelInputs:
+    """Per-kernel quantities that do not depend on the target (computed once per rank).
+
+    Attributes:
+        frame: Compute-class kernels: name, type, core, class, peak unit, precision, duration,
+            compute and memory times, and ``group`` (index into ``groups``).
+        groups: One row per (peak unit, precision, type): summed durations split by the pipe
+            shares, so totals for a target cost O(groups), not O(kernels).
+        excluded: Excluded classes (AI CPU, DSA, communication …) with count and time.
+        flags: Caveats (fallback kernels, unknown dtypes).
+    """
+
+    frame: pd.DataFrame
+    groups: pd.DataFrame
+    excluded: pd.DataFrame
+    flags: list[str]
+
+
+def kernel_inputs(kernels: pd.DataFrame) -> KernelInputs:
+    """Classify kernels and extract compute/memory times from the pipe columns (prediction.md §2)."""
+    n = len(kernels)
+    flags: list[str] = []
+    if n == 0 or C.CORE_TYPE not in kernels.columns:
+        reason = "no Accelerator Core column (Level0 capture?)" if n else "no kernels"
+        total = float(kernels[C.DURATION_US].sum()) if n else 0.0
+        return KernelInputs(pd.DataFrame(), pd.DataFrame(),
+                            pd.DataFrame({"class": [reason], "count": [n], "time_us": [total]}), [reason] if n else [])
+    all_classes = class_codes(kernels)
+    # prediction classes: 0 cube, 1 vector, 2 mix, 3 not predicted (AI CPU, DSA, communication …)
+    to_pred = np.full(len(KERNEL_CLASSES), 3, dtype=np.int8)
+    for i, k in enumerate(COMPUTE_CLASSES):
+        to_pred[KERNEL_CLASSES.index(k.value)] = i
+    klass = to_pred[all_classes]
+    compute_rows = klass != 3
+    if (~compute_rows).any():
+        core_codes, core_cats = codes_of(kernels[C.CORE_TYPE])
+        comm_code = KERNEL_CLASSES.index(KernelClass.COMM.value)
+        excl_name = np.array([excluded_label(str(c)) for c in core_cats] + ["unknown (N/A)"], dtype=object)
+        names = lookup(excl_name, core_codes)[~compute_rows]
+        names = np.where(all_classes[~compute_rows] == comm_code, "communication", names)
+        dur_excl = kernels[C.DURATION_US].to_numpy(dtype=np.float64)[~compute_rows]
+        excluded = pd.DataFrame({"class": names, "time_us": dur_excl}).groupby("class", sort=False) \
+            .agg(count=("time_us", "size"), time_us=("time_us", "sum")).reset_index()
+    else:
+        excluded = pd.DataFrame(columns=["class", "count", "time_us"])
+    rows = np.flatnonzero(compute_rows)
+    sub_klass = klass[rows]
+
+    def col(name: str) -> np.ndarray:
+        if name in kernels.columns:
+            return kernels[name].to_numpy(dtype=np.float64)[rows]
+        return np.full(len(rows), np.nan)
+
+    mac, vec = col("aic_mac_time_us"), col("aiv_vec_time_us")
+    is_cube, is_vec = sub_klass == 0, sub_klass == 1
+    with np.errstate(invalid="ignore"):
+        cube_mem = np.fmax(col("aic_mte1_time_us"), col("aic_mte2_time_us"))
+        vec_mem = np.fmax(col("aiv_mte2_time_us"), col("aiv_mte3_time_us"))
+        compute = np.nan_to_num(np.select([is_cube, is_vec], [mac, vec], np.fmax(mac, vec)))
+        memory = np.nan_to_num(np.select([is_cube, is_vec], [cube_mem, vec_mem], np.fmax(cube_mem, vec_mem)))
+    # Mix kernels use the cube peak when the cube's share dominates (stated in the detail file).
+    unit = np.where(is_vec, 1, np.where(is_cube, 0, np.where(np.nan_to_num(mac) >= np.nan_to_num(vec), 0, 1)))
+    precision_names = [d.value for d in ComputeDtype] + [OTHER_PRECISION, UNKNOWN_PRECISION]
+    other_code, unknown_code = len(precision_names) - 2, len(precision_names) - 1
+    if C.INPUT_DTYPES in kernels.columns:
+        d_codes, d_cats = codes_of(kernels[C.INPUT_DTYPES])
+        table = []
+        for cat in d_cats:
+            first = first_input_dtype(str(cat))
+            dtype = compute_dtype(first)
+            table.append(precision_names.index(dtype.value) if dtype is not None
+                         else (unknown_code if first is None else other_code))
+        table.append(unknown_code)
+        precision = lookup(np.array(table, dtype=np.int8), d_codes)[rows]
+    else:
+        precision = np.full(len(rows), unknown_code, dtype=np.int8)
+
+    def take(column: str) -> pd.Categorical:
+        if column in kernels.columns:
+            values = kernels[column].array
+            if isinstance(values, pd.Categorical):
+                return values.take(rows)
+            return pd.Categorical(np.asarray(values, dtype=object)[rows])
+        return pd.Categorical.from_codes(np.zeros(len(rows), dtype=np.int8), categories=["N/A"])
+
+    types = take(C.OP_TYPE)
+    if types.isna().any():
+        types = types.add_categories(["N/A"]).fillna("N/A") if "N/A" not in types.categories else types.fillna("N/A")
+    frame = pd.DataFrame({
+        "name": take(C.NAME),
+        "type": types,
+        "core": take(C.CORE_TYPE),
+        "class": pd.Categorical.from_codes(sub_klass, categories=list(CLASSES)),
+        "unit": pd.Categorical.from_codes(unit.astype(np.int8), categories=["cube", "vector"]),
+        "precision": pd.Categorical.from_codes(precision, categories=precision_names),
+        "duration_us": kernels[C.DURATION_US].to_numpy(dtype=np.float64)[rows],
+        "compute_us": compute,
+        "memory_us": memory,
+    }, copy=False)
+    if C.STEP_ID in kernels.columns:
+        frame["step"] = kernels[C.STEP_ID].array.take(rows)
+    keys = [frame[c].cat.codes.to_numpy() for c in ("unit", "precision", "type")]
+    ids, first = group_ids(keys)
+    frame["group"] = ids.astype(np.int32)
+    dur = frame["duration_us"].to_numpy()
+    pipe = compute + memory
+    fallback = pipe <= 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c_share = np.where(fallback, 0.0, compute / pipe)
+        m_share = np.where(fallback, 0.0, memory / pipe)
+    g = len(first)
+    groups = pd.DataFrame({
+        "unit": np.asarray(frame["unit"].array.take(first), dtype=object),
+        "precision": np.asarray(frame["precision"].array.take(first), dtype=object),
+        "type": np.asarray(frame["type"].array.take(first), dtype=object),
+        "count": counts(ids, g), "duration_us": sums(ids, g, dur),
+        "compute_weighted_us": sums(ids, g, dur * c_share), "memory_weighted_us": sums(ids, g, dur * m_share),
+        "fallback_compute_us": sums(ids[fallback & ~is_vec], g, dur[fallback & ~is_vec]),
+        "fallback_memory_us": sums(ids[fallback & is_vec], g, dur[fallback & is_vec]),
+    })
+    if fallback.any():
+        flags.append(f"{int(fallback.sum()):,} compute kernels have no pipe times (Level0, or aic_metrics other "
+                     "than PipeUtilization): predicted by the fallback (cube/mix → compute ratio, vector → "
+                     "memory ratio)")
+    unknown = precision == unknown_code
+    if unknown.any():
+        flags.append(f"{int(unknown.sum()):,} compute kernels have no input dtype: the FP16 peaks are used")
+    other = precision == other_code
+    if other.any():
+        flags.append(f"{int(other.sum()):,} compute kernels have a non-floating-point input dtype (INT32, INT64, "
+                     "BOOL …): the FP16 peaks are used")
+    return KernelInputs(frame, groups, excluded, flags)
+
+
+def _peak_column(unit: str, precision: str, chip: Chip) -> tuple[str, str | None]:
+    """Catalog column for a unit and precision, and a flag when it falls back (never silently)."""
+    if unit == "vector":
+        column = "vector_fp32_tflops" if precision in ("fp32", "hf32") else "vector_fp16_tflops"
+        flag = None if precision in ("fp16", "bf16", "fp32", "hf32") else f"{precision} on vector: FP16 used"
+        return column, flag
+    table = {"fp16": "cube_fp16_tflops", "bf16": "cube_bf16_tflops", "fp32": "cube_fp32_tflops",
+             "hf32": "cube_hf32_tflops", "int8": "cube_int8_tflops", "fp8": "cube_fp8_tflops"}
+    column = table.get(precision, "cube_fp16_tflops")
+    flag = None if precision in table else f"{precision}: FP16 peak used"
+    if precision == "bf16" and chip.value(column) is None and chip.value("cube_fp16_tflops") is not None:
+        return "cube_fp16_tflops", "BF16 column blank: the FP16 column used (seed-layout catalog)"
+    if precision in ("int8", "fp8") and chip.value(column) is None:
+        return "cube_fp16_tflops", f"{precision} peak not in the catalog: FP16 used"
+    return column, flag
+
+
+
+@dataclass
+class GroupRatios:
+    """Compute ratio per group, memory ratio, rules and reasons for one (source, target) pair."""
+
+    compute_ratio: np.ndarray
+    memory_ratio: float
+    reasons: list[str]
+    rules: list[str]
+    flags: list[str]
+
+
+def group_ratios(groups: pd.DataFrame, source: Chip, target: Chip, rules: list[Rule]) -> GroupRatios:
+    """Per (unit, precision, type): compute_ratio = effective source peak / effective target peak."""
+    flags: set[str] = set()
+    s_bw, s_bw_rules = bandwidth(source, target, rules, source.value("hbm_bandwidth_gbs"))
+    t_bw, t_bw_rules = bandwidth(target, source, rules, target.value("hbm_bandwidth_gbs"))
+    bw_rules = [f"{r} (source)" for r in s_bw_rules] + [f"{r} (target)" for r in t_bw_rules]
+    memory_ratio = s_bw / t_bw if s_bw and t_bw else float("nan")
+    memory_reason = "" if s_bw and t_bw else \
+        f"HBM bandwidth not published for {source.display_name if not s_bw else target.display_name}"
+    ratios, reasons, labels = [], [], []
+    for unit, precision, op_type in zip(groups["unit"], groups["precision"], groups["type"]):
+        s_col, s_flag = _peak_column(unit, precision, source)
+        t_col, t_flag = _peak_column(unit, precision, target)
+        flags.update(f for f in (s_flag, t_flag) if f)
+        s_val, t_val = source.value(s_col), target.value(t_col)
+        names = []
+        s_fac = t_fac = 1.0
+        if unit == "cube":  # architecture efficiency rules act on the cube peak
+            s_fac, s_names = efficiency(source, str(op_type), rules)
+            t_fac, t_names = efficiency(target, str(op_type), rules)
+            names = [f"{n} (source)" for n in s_names] + [f"{n} (target)" for n in t_names]
+        labels.append("; ".join(names + bw_rules))
+        if s_val is None or t_val is None:
+            ratios.append(float("nan"))
+            who = source if s_val is None else target
+            reasons.append(f"{s_col if s_val is None else t_col} not published for {who.display_name}")
+        else:
+            ratios.append((s_val * s_fac) / (t_val * t_fac))
+            reasons.append(memory_reason)
+    return GroupRatios(np.array(ratios, dtype=np.float64), memory_ratio, reasons, labels, sorted(flags))
+
+
+@dataclass
+class TargetKernels:
+    """Prediction of one rank's compute-class kernels on one target."""
+
+    device: str
+    predicted_us: float
+    baseline_us: float
+    unpredictable_us: float
+    fallback_us: float
+    rules: list[str]
+    flags: list[str]
+    unpredictable_by_reason: dict[str, float] = field(default_factory=dict)
+    frame: pd.DataFrame | None = None
+
+
+def target_totals(inputs: KernelInputs, source: Chip, target: Chip, rules: list[Rule]) -> TargetKernels:
+    """Totals for one target from the group sums: O(groups), whatever the kernel count."""
+    g = inputs.groups
+    if g.empty:
+        return TargetKernels(target.display_name, 0.0, 0.0, 0.0, 0.0, [], [])
+    r = group_ratios(g, source, target, rules)
+    cr = r.compute_ratio
+    mr = r.memory_ratio
+    predicted_g = (cr * g["compute_weighted_us"].to_numpy() + mr * g["memory_weighted_us"].to_numpy()
+                   + cr * g["fallback_compute_us"].to_numpy() + mr * g["fallback_memory_us"].to_numpy())
+    # A group is predictable when every ratio its kernels use is known.
+    needs_cr = (g["compute_weighted_us"].to_numpy() + g["fallback_compute_us"].to_numpy()) > 0
+    needs_mr = (g["memory_weighted_us"].to_numpy() + g["fallback_memory_us"].to_numpy()) > 0
+    ok = (~needs_cr | np.isfinite(cr)) & (~needs_mr | np.isfinite(mr))
+    dur = g["duration_us"].to_numpy()
+    by_reason: dict[str, float] = {}
+    for i in np.flatnonzero(~ok):
+        reason = r.reasons[i] or (f"HBM bandwidth not published for {target.display_name}")
+        by_reason[reason] = by_reason.get(reason, 0.0) + float(dur[i])
+    used = sorted({name for i in np.flatnonzero(ok & (dur > 0)) for name in r.rules[i].split("; ") if name})
+    return TargetKernels(
+        device=target.display_name,
+        predicted_us=float(np.where(ok, predicted_g, 0.0).sum()),
+        baseline_us=float(dur[ok].sum()),
+        unpredictable_us=float(dur[~ok].sum()),
+        fallback_us=float((g["fallback_compute_us"].to_numpy() + g["fallback_memory_us"].to_numpy())[ok].sum()),
+        rules=used,
+        flags=r.flags,
+        unpredictable_by_reason=by_reason,
+    )
+
+
+def predict_kernels(inputs: KernelInputs, source: Chip, target: Chip, rules: list[Rule]) -> TargetKernels:
+    """Per-kernel prediction for one target (the detail table): ratios, scale, predicted duration, rules."""
+    totals = target_totals(inputs, source, target, rules)
+    f = inputs.frame
+    if f.empty:
+        return totals
+    r = group_ratios(inputs.groups, source, target, rules)
+    group = f["group"].to_numpy()
+    compute_ratio = r.compute_ratio[group]
+    memory_ratio = np.full(len(f), r.memory_ratio)
+    compute = f["compute_us"].to_numpy()
+    memory = f["memory_us"].to_numpy()
+    pipe = compute + memory
+    fallback = pipe <= 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(fallback, np.where(f["class"].to_numpy() == "vector", memory_ratio, compute_ratio),
+                         (compute * compute_ratio + memory * memory_ratio) / pipe)
+    predictable = np.isfinite(scale)
+    totals.frame = pd.DataFrame({
+        "compute_ratio": compute_ratio, "memory_ratio": memory_ratio, "scale": scale,
+        "predicted_us": np.where(predictable, f["duration_us"].to_numpy() * scale, np.nan),
+        "fallback": fallback,
+        "rules": categorical(r.rules, group),
+        "reason": categorical([x or "ratio unknown" for x in r.reasons], np.where(predictable, -1, group)),
+    }, copy=False)
+    return totals
+
+

@@ -1,0 +1,325 @@
+"""The prediction as rows: built once here, formatted by the console, the JSON, the CSV and the window.
+
+One row per device: the measured source first (``kind = "source"``), then every target in
+the order asked. Every time is per step, mean per rank (:mod:`mfu_desktop.core.steps`); the
+slowest rank is given with its number and its values. A target whose compute time is only
+partly predictable carries ``partial = True``, the share that was predicted and why the rest
+was not.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mfu_desktop.core.numbers import calls
+from mfu_desktop.core.predict import Prediction, TargetResult
+from mfu_desktop.core.predict_rules import rules_to_csv
+from mfu_desktop.core.steps import PER_STEP_CONVENTION
+
+#: Version of the ``--json`` contracts (2: every time per step and per rank; README lists the changes).
+JSON_SCHEMA = 2
+
+#: Columns of the rows, in order (units in the names; "_us" = µs per step, mean per rank).
+ROW_COLUMNS = (
+    "kind", "device", "architecture", "cube_fp16_tflops", "cube_fp32_tflops", "vector_fp16_tflops",
+    "vector_fp32_tflops", "bandwidth_gbs",
+    "baseline_compute_us", "predicted_compute_us", "unpredictable_compute_us", "predicted_share",
+    "relative_performance", "partial", "partial_reason",
+    "measured_step_us", "predicted_step_us", "step_relative_performance", "readme_formula_relative_performance",
+    "computing_us", "comm_not_overlapped_us", "transfer_us", "wait_us", "free_us",
+    "slowest_rank", "slowest_step_us", "slowest_computing_us", "slowest_transfer_us", "slowest_wait_us",
+    "slowest_free_us", "fallback_time_share", "step_not_predicted", "rules",
+)
+
+
+def _num(value: object) -> float | None:
+    if value is None:
+        return None
+    try:
+        out = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return out if math.isfinite(out) else None
+
+
+def _source_row(p: Prediction) -> dict[str, object]:
+    m = p.measured
+    slowest = m.ranks.get(m.slowest_rank) if m.slowest_rank is not None else None
+    c = p.source
+    return {
+        "kind": "source", "device": f"{c.display_name} (measured)", "architecture": c.architecture,
+        "cube_fp16_tflops": c.value("cube_fp16_tflops"), "cube_fp32_tflops": c.value("cube_fp32_tflops"),
+        "vector_fp16_tflops": c.value("vector_fp16_tflops"), "vector_fp32_tflops": c.value("vector_fp32_tflops"),
+        "bandwidth_gbs": c.value("hbm_bandwidth_gbs"),
+        "baseline_compute_us": p.baseline_compute_us, "predicted_compute_us": p.baseline_compute_us,
+        "unpredictable_compute_us": 0.0, "predicted_share": 1.0, "relative_performance": 1.0, "partial": False,
+        "partial_reason": "", "measured_step_us": m.mean("step_us"), "predicted_step_us": m.mean("step_us"),
+        "step_relative_performance": 1.0 if m.ranks else None,
+        "readme_formula_relative_performance": 1.0 if m.ranks else None,
+        "computing_us": m.mean("computing_us"), "comm_not_overlapped_us": m.mean("comm_not_overlapped_us"),
+        "transfer_us": m.mean("transfer_us"), "wait_us": m.mean("wait_us"), "free_us": m.mean("free_us"),
+        "slowest_rank": m.slowest_rank if len(m.ranks) > 1 else None,
+        "slowest_step_us": slowest.step_us if slowest and len(m.ranks) > 1 else None,
+        "slowest_computing_us": slowest.computing_us if slowest and len(m.ranks) > 1 else None,
+        "slowest_transfer_us": slowest.transfer_us if slowest and len(m.ranks) > 1 else None,
+        "slowest_wait_us": slowest.wait_us if slowest and len(m.ranks) > 1 else None,
+        "slowest_free_us": slowest.free_us if slowest and len(m.ranks) > 1 else None,
+        "fallback_time_share": 0.0, "step_not_predicted": "" if m.ranks else "no step trace", "rules": "",
+    }
+
+
+def _target_row(t: TargetResult) -> dict[str, object]:
+    c = t.chip
+    s = t.slowest
+    several = len(t.ranks) > 1
+    stepped = s is not None and s.step.predicted_step_us is not None
+    return {
+        "kind": "target", "device": t.device, "architecture": c.architecture,
+        "cube_fp16_tflops": c.value("cube_fp16_tflops"), "cube_fp32_tflops": c.value("cube_fp32_tflops"),
+        "vector_fp16_tflops": c.value("vector_fp16_tflops"), "vector_fp32_tflops": c.value("vector_fp32_tflops"),
+        "bandwidth_gbs": c.value("hbm_bandwidth_gbs"),
+        "baseline_compute_us": t.baseline_compute_us, "predicted_compute_us": t.predicted_compute_us,
+        "unpredictable_compute_us": t.unpredictable_compute_us, "predicted_share": t.predicted_share,
+        "relative_performance": t.relative_performance, "partial": t.partial, "partial_reason": t.partial_reason,
+        "measured_step_us": t.measured_step_us, "predicted_step_us": t.predicted_step_us,
+        "step_relative_performance": t.step_relative_performance,
+        "readme_formula_relative_performance": t.readme_formula_relative_performance,
+        "computing_us": t.predicted_computing_us,
+        "comm_not_overlapped_us": None if t.predicted_transfer_us is None or t.predicted_wait_us is None
+        else t.predicted_transfer_us + t.predicted_wait_us,
+        "transfer_us": t.predicted_transfer_us, "wait_us": t.predicted_wait_us, "free_us": t.predicted_free_us,
+        "slowest_rank": s.rank if s is not None and several else None,
+        "slowest_step_us": s.step.predicted_step_us if several and stepped else None,
+        "slowest_computing_us": s.step.predicted_computing_us if several and stepped else None,
+        "slowest_transfer_us": s.step.predicted_transfer_us if several and stepped else None,
+        "slowest_wait_us": s.step.predicted_wait_us if several and stepped else None,
+        "slowest_free_us": s.step.predicted_free_us if several and stepped else None,
+        "fallback_time_share": t.fallback_time_share, "step_not_predicted": t.step_not_predicted,
+        "rules": "; ".join(t.rules),
+    }
+
+
+def prediction_rows(p: Prediction) -> pd.DataFrame:
+    """The source row, then one row per target (columns :data:`ROW_COLUMNS`)."""
+    rows = [_source_row(p), *(_target_row(t) for t in p.targets)]
+    frame = pd.DataFrame(rows, columns=list(ROW_COLUMNS))
+    for column in frame.columns:
+        if column.endswith(("_us", "_tflops", "_gbs", "_share", "_performance")):
+            frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(np.float64)
+    frame["slowest_rank"] = pd.to_numeric(frame["slowest_rank"], errors="coerce").astype("Int64")
+    return frame
+
+
+def _row_json(row: dict[str, object]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for key, value in row.items():
+        if key.startswith("slowest_"):
+            continue
+        if isinstance(value, (bool, np.bool_)):
+            out[key] = bool(value)
+        elif isinstance(value, str):
+            out[key] = value
+        else:
+            out[key] = _num(value)
+    rank = row.get("slowest_rank")
+    out["slowest_rank"] = None if rank is None or pd.isna(rank) else {
+        "rank": int(rank),  # type: ignore[arg-type]
+        **{k.removeprefix("slowest_"): _num(row.get(k)) for k in ROW_COLUMNS
+           if k.startswith("slowest_") and k != "slowest_rank"},
+    }
+    return out
+
+
+def prediction_json(p: Prediction) -> dict[str, object]:
+    """The ``mfu predict --json`` object (schema 2): the rows, plus rules, notes and exclusions."""
+    rows = prediction_rows(p).to_dict("records")
+    targets = []
+    for row, t in zip(rows[1:], p.targets):
+        item = _row_json(row)
+        item["rules"] = t.rules
+        item["notes"] = t.notes
+        item["unpredictable_time_share"] = t.unpredictable_time_share
+        targets.append(item)
+    return {
+        "schema": JSON_SCHEMA,
+        "convention": PER_STEP_CONVENTION,
+        "source": p.source.display_name,
+        "ranks": p.ranks,
+        "steps": {str(k): v for k, v in p.steps.items()},
+        "baseline_compute_us": p.baseline_compute_us,
+        "baseline": _row_json(rows[0]),
+        "targets": targets,
+        "assumed_cpu": p.assumed_cpu,
+        "excluded": [{"class": r["class"], "count": float(r["count"]), "time_us": float(r["time_us"])}
+                     for _, r in p.excluded.iterrows()],
+        "warnings": p.warnings,
+    }
+
+
+#: ``performance_prediction.csv``: the seed script's columns first, then ours.
+SEED_CSV_NAMES = {"cube_fp16_tflops": "CubeFP16", "cube_fp32_tflops": "CubeFP32", "vector_fp16_tflops": "VecFP16",
+                  "vector_fp32_tflops": "VecFP32"}
+
+
+def summary_frame(p: Prediction) -> pd.DataFrame:
+    """``performance_prediction.csv``: the rows with the seed's column names first (source row included)."""
+    frame = prediction_rows(p).rename(columns=SEED_CSV_NAMES)
+    first = ["device", "architecture", "CubeFP16", "CubeFP32", "VecFP16", "VecFP32", "bandwidth_gbs",
+             "predicted_compute_us", "relative_performance"]
+    frame = frame[first + [c for c in frame.columns if c not in first]]
+    frame["source"] = p.source.display_name
+    frame["source_row"] = p.source.origin
+    frame["convention"] = PER_STEP_CONVENTION
+    return frame
+
+
+def step_breakdown_frame(p: Prediction) -> pd.DataFrame:
+    """The predicted step split per device (per step, mean per rank): what the step chart draws."""
+    rows = prediction_rows(p)
+    rows = rows[rows["predicted_step_us"].notna()]
+    return pd.DataFrame({"device": rows["device"], "computing_us": rows["computing_us"],
+                         "transfer_us": rows["transfer_us"], "wait_us": rows["wait_us"], "free_us": rows["free_us"],
+                         "partial": rows["partial"].astype(bool)}).reset_index(drop=True)
+
+
+# --- console ----------------------------------------------------------------------------------
+
+
+def _fmt(value: object, width: int, digits: int = 1) -> str:
+    v = _num(value)
+    return f"{'–' if v is None else f'{v:,.{digits}f}':>{width}}"
+
+
+def relative_text(value: object, partial: bool, share: object) -> str:
+    """"2.42×", or "2.42× (73 %)" when the speed-up covers only part of the compute time."""
+    v = _num(value)
+    if v is None:
+        return "–"
+    text = f"{v:.2f}×"
+    s = _num(share)
+    return f"{text} ({s * 100:.3g} %)" if partial and s is not None else text
+
+
+def console_table(p: Prediction, lang: str = "en") -> str:
+    """The seed's console table (sorted by relative performance, source at the bottom), per step per rank."""
+    zh = lang.startswith("zh")
+    rows = prediction_rows(p)
+    title = ("预测结果: 各芯片相对性能对比 (基线=1.0; 耗时为每 step、每 rank 平均)" if zh
+             else "Prediction: relative performance per chip (baseline = 1.0; times per step, mean per rank)")
+    head = (f"{'设备' if zh else 'Device':<32} {'架构' if zh else 'Arch':<5} {'CubeFP16':>9} {'CubeFP32':>9} "
+            f"{'VecFP16':>8} {'VecFP32':>8} {'带宽GB/s' if zh else 'BW GB/s':>8} "
+            f"{'计算µs/step' if zh else 'Compute µs':>13} {'相对性能' if zh else 'Compute ×':>15} "
+            f"{'step µs' if zh else 'Step µs':>12} {'step 相对' if zh else 'Step ×':>7}")
+    lines = ["=" * len(head), title, "=" * len(head), head, "-" * len(head)]
+    targets = rows[rows["kind"] == "target"].copy()
+    targets["_order"] = targets["relative_performance"].fillna(0.0)
+    for _, row in targets.sort_values("_order", ascending=False, kind="stable").iterrows():
+        rel = relative_text(row["relative_performance"], bool(row["partial"]), row["predicted_share"])
+        step_rel = f"{row['step_relative_performance']:.2f}×" if _num(row["step_relative_performance"]) else "–"
+        lines.append(f"{str(row['device'])[:32]:<32} {str(row['architecture'])[:5]:<5} "
+                     f"{_fmt(row['cube_fp16_tflops'], 9)} {_fmt(row['cube_fp32_tflops'], 9)} "
+                     f"{_fmt(row['vector_fp16_tflops'], 8, 2)} {_fmt(row['vector_fp32_tflops'], 8, 2)} "
+                     f"{_fmt(row['bandwidth_gbs'], 8, 0)} {_fmt(row['predicted_compute_us'], 13)} {rel:>15} "
+                     f"{_fmt(row['predicted_step_us'], 12)} {step_rel:>7}")
+    source = rows.iloc[0]
+    label = "基线" if zh else "Baseline"
+    compute = "计算类耗时" if zh else "compute-class time"
+    step = "step 耗时" if zh else "step"
+    lines.append(f"{label} ({p.source.display_name}) = 1.00× ({compute} {_fmt(source['baseline_compute_us'], 0)} µs"
+                 + (f", {step} {_fmt(source['measured_step_us'], 0)} µs" if _num(source["measured_step_us"]) else "")
+                 + (" per step, mean per rank)" if not zh else "，每 step、每 rank 平均)"))
+    return "\n".join(lines)
+
+
+def target_lines(p: Prediction, lang: str = "en") -> list[str]:
+    """Per target: step split, this target's predicted communication, slowest rank, rules and notes."""
+    zh = lang.startswith("zh")
+    out: list[str] = []
+    rows = prediction_rows(p)
+    for row, t in zip(rows.iloc[1:].to_dict("records"), p.targets):
+        rel = relative_text(row["relative_performance"], bool(row["partial"]), row["predicted_share"])
+        line = f"{t.device}: compute {rel}"
+        if _num(row["step_relative_performance"]):
+            line += (f", step {row['step_relative_performance']:.2f}× = {row['predicted_step_us']:,.1f} µs "
+                     f"(computing {row['computing_us']:,.1f} + transfer {row['transfer_us']:,.1f} + wait "
+                     f"{row['wait_us']:,.1f} + free {row['free_us']:,.1f}; README formula "
+                     f"{row['readme_formula_relative_performance']:.2f}×)")
+        out.append(line)
+        if t.comm_line(lang):
+            out.append(f"   {t.comm_line(lang)}")
+        if not pd.isna(row["slowest_rank"]):
+            if _num(row["slowest_step_us"]):
+                out.append(f"   slowest rank {row['slowest_rank']}: step {row['slowest_step_us']:,.1f} µs "
+                           f"(computing {row['slowest_computing_us']:,.1f} + transfer "
+                           f"{row['slowest_transfer_us']:,.1f} + wait {row['slowest_wait_us']:,.1f} + free "
+                           f"{row['slowest_free_us']:,.1f})")
+            else:
+                out.append(f"   slowest rank {row['slowest_rank']} (longest predicted compute)")
+        if t.rules:
+            out.append(f"   rules: {', '.join(t.rules)}")
+        if t.fallback_time_share:
+            out.append(f"   fallback (no pipe times): {t.fallback_time_share * 100:.3g} % of compute time")
+        out.extend(f"   note: {note}" for note in t.notes)
+    if not p.excluded.empty:
+        items = ", ".join(f"{r['class']} × {calls(r['count'])} ({r['time_us']:,.1f} µs)"
+                          for _, r in p.excluded.iterrows())
+        label = "不参与预估 (每 step、每 rank 平均)" if zh else "excluded from the prediction (per step, mean per rank)"
+        out.append(f"{label}: {items}")
+    return out
+
+
+# --- files ------------------------------------------------------------------------------------
+
+DETAIL_COLUMNS = ("rank", "device", "name", "type", "accelerator_core", "class", "precision", "peak_unit",
+                  "duration_us", "compute_us", "memory_us", "compute_ratio", "memory_ratio", "scale", "predicted_us",
+                  "fallback", "rules", "reason")
+#: Decimal places of the detail file's numbers (0.001 µs; no float32 artefacts such as 31.96299934387207).
+DETAIL_DECIMALS = 3
+
+
+def detail_frame(p: Prediction) -> pd.DataFrame:
+    """``kernel_prediction_detail.csv``: one row per (kernel, target), numbers rounded to 0.001."""
+    parts = []
+    for (rank, device), frame in p.details.items():
+        base = p.inputs[rank].frame
+        n = len(base)
+        part = pd.DataFrame({
+            "rank": np.full(n, rank, dtype=np.int64), "device": pd.Categorical.from_codes(
+                np.zeros(n, dtype=np.int8), categories=[device]),
+            "name": base["name"], "type": base["type"], "accelerator_core": base["core"], "class": base["class"],
+            "precision": base["precision"], "peak_unit": base["unit"],
+        })
+        for col in ("duration_us", "compute_us", "memory_us"):
+            part[col] = np.round(base[col].to_numpy(dtype=np.float64), DETAIL_DECIMALS)
+        for col in ("compute_ratio", "memory_ratio", "scale"):
+            part[col] = np.round(frame[col].to_numpy(dtype=np.float64), 6)
+        part["predicted_us"] = np.round(frame["predicted_us"].to_numpy(dtype=np.float64), DETAIL_DECIMALS)
+        for col in ("fallback", "rules", "reason"):
+            part[col] = frame[col].to_numpy() if col == "fallback" else frame[col].array
+        parts.append(part)
+    if not parts:
+        return pd.DataFrame(columns=list(DETAIL_COLUMNS))
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+
+
+def write_outputs(p: Prediction, folder: Path, parquet: bool = False) -> list[Path]:
+    """Write ``performance_prediction.csv``, ``kernel_prediction_detail.csv`` and ``architecture_rules.csv``.
+
+    With ``parquet``, the two tables are also written as Parquet (typed, smaller, faster to read).
+    The rules file records the rules the prediction used; edited, it is the ``--rules`` input.
+    """
+    from mfu_desktop.core.report import write_csv, write_fast_csv, write_parquet, write_text
+
+    summary = summary_frame(p)
+    detail = detail_frame(p)
+    written = [write_csv(summary, folder / "performance_prediction.csv"),
+               write_fast_csv(detail, folder / "kernel_prediction_detail.csv"),
+               write_text(rules_to_csv(p.rules), folder / "architecture_rules.csv")]
+    if parquet:
+        written += [write_parquet(summary, folder / "performance_prediction.parquet"),
+                    write_parquet(detail, folder / "kernel_prediction_detail.parquet")]
+    return written
