@@ -20,6 +20,7 @@ from mfu_desktop import __version__
 from mfu_desktop.core.chips import CatalogError, ChipCatalog, Peak, UnknownChipError
 from mfu_desktop.core.dtypes import ComputeDtype
 from mfu_desktop.core.flops import BackwardCount, FlopError, Layout, MaskConvention
+from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.mfu import (
     WHERE,
     calc_attention_scores,
@@ -149,7 +150,7 @@ def _resolve_peak(args: argparse.Namespace, required: bool = True) -> Peak | Non
 
 def _emit(args: argparse.Namespace, payload: dict[str, object], text: str) -> None:
     if args.json:
-        print(json.dumps(payload, ensure_ascii=False, indent=None, default=_json_default))
+        print(json.dumps(stamped(payload), ensure_ascii=False, indent=None, default=_json_default))
     else:
         print(text)
 
@@ -316,7 +317,7 @@ def cmd_chips(args: argparse.Namespace) -> int:
                 "notes": chip.notes,
                 "origin": chip.origin,
             })
-        print(json.dumps({"chips": out, "problems": catalog.problems}, ensure_ascii=False))
+        print(json.dumps(stamped({"chips": out, "problems": catalog.problems}), ensure_ascii=False))
         return EXIT_OK
     if args.name:
         chip = chips[0]

@@ -10,10 +10,11 @@ from pathlib import Path
 from mfu_desktop.core.analysis import AnalysisOptions
 from mfu_desktop.core.calibrate import calibrate
 from mfu_desktop.core.chips import ChipCatalog, UnknownChipError
+from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.numbers import pct
 from mfu_desktop.core.predict import DEFAULT_SOURCE, Prediction, predict, resolve_targets
 from mfu_desktop.core.predict_inputs import choose_source, rank_inputs
-from mfu_desktop.core.predict_rows import console_table, target_lines, write_outputs
+from mfu_desktop.core.predict_rows import OUTPUT_FORMATS, console_table, target_lines, write_outputs
 from mfu_desktop.core.predict_rules import DEFAULT_RULES, rules_from_csv, with_rules_disabled
 from mfu_desktop.core.profile_analysis import FolderAnalysis, analyze_paths
 from mfu_desktop.core.report import ExportError, forbid_inside
@@ -84,7 +85,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
             measured = _load(args, args.calibrate, catalog)
             cal = calibrate(rank_inputs(result), rank_inputs(measured), source, target, rules, args.assume_cpu)
             if args.json:
-                print(json.dumps(cal.to_json(), ensure_ascii=False))
+                print(json.dumps(stamped(cal.to_json()), ensure_ascii=False))
             else:
                 print(f"calibration: {cal.source} → {cal.target}")
                 print(f"{'type':<34} {'predicted µs':>14} {'measured µs':>14} {'error':>9}")
@@ -111,7 +112,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
         prediction.warnings[0:0] = result.warnings
         if args.out:
             try:
-                written = write_outputs(prediction, args.out, parquet=args.parquet)
+                written = write_outputs(prediction, args.out, args.format)
             except ExportError as exc:
                 raise _Usage(f"argument --out: {exc}") from None
             if not args.json:
@@ -136,7 +137,9 @@ def add_predict_command(sub: argparse._SubParsersAction) -> None:
                    help="extra chip catalog (also the original predictor's devices_info.csv)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="write performance_prediction.csv and kernel_prediction_detail.csv (never inside PATH)")
-    p.add_argument("--parquet", action="store_true", help="with --out: also write the two tables as Parquet")
+    p.add_argument("--format", choices=OUTPUT_FORMATS, default="csv",
+                   help="files of --out: csv (the original script's layout, default), parquet (typed, ~8× smaller) "
+                        "or both")
     p.add_argument("--rules", type=Path, help="edited architecture-rules CSV (see README)")
     p.add_argument("--no-rules", action="store_true", help="switch every architecture rule off")
     p.add_argument("--assume-cpu", type=float, metavar="X",

@@ -11,6 +11,7 @@ from pathlib import Path
 from mfu_desktop.core.analysis import AnalysisOptions
 from mfu_desktop.core.chips import ChipCatalog, UnknownChipError
 from mfu_desktop.core.flops_registry import FlopOptions
+from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.numbers import calls, pct, sig
 from mfu_desktop.core.profile_analysis import FolderAnalysis, RankAnalysis, analyze_paths
 from mfu_desktop.core.report import ExportError, export_analysis
@@ -133,7 +134,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             print(f"mfu analyze: error: argument --export: {exc}", file=sys.stderr)
             return EXIT_USAGE
     if args.json:
-        print(json.dumps(result.to_json(args.top), ensure_ascii=False))
+        print(json.dumps(stamped(result.to_json(args.top)), ensure_ascii=False))
     else:
         _print_analysis(result, args.top)
     return EXIT_OK if result.ranks else EXIT_NOTHING

@@ -16,7 +16,8 @@ RANK_KEYS = {"rank": int, "path": str, "chip": (str, type(None)), "peak_source":
              "countable_kernels": int, "flops": float, "countable_time_us": float,
              "achieved_tflops": (float, type(None)), "mfu_ops": (float, type(None)),
              "step_time_us": (float, type(None)), "mfu_step": (float, type(None)),
-             "cube_utilization": (float, type(None)), "tier": int, "by_type": list, "excluded": list}
+             "cube_utilization": (float, type(None)), "tier": int, "by_type": list, "excluded": list,
+             "steps": int, "steps_source": str, "step_breakdown": dict}
 
 
 def run(capsys, *argv):
@@ -30,7 +31,8 @@ def test_json_contract(capsys, samples):
                                                                         "level1"), "--json")
     assert code == 0
     data = json.loads(out)
-    assert set(data) >= {"ranks", "warnings"}
+    assert data["schema"] == 2 and "per step" in data["convention"]
+    assert set(data) >= {"ranks", "warnings", "cluster"}
     assert len(data["ranks"]) == 3
     for rank in data["ranks"]:
         for key, kind in RANK_KEYS.items():
@@ -101,3 +103,39 @@ def test_second_analysis_comes_from_the_cache_and_changes_invalidate_it(tmp_path
     assert not third.data.from_cache
     assert third.summary.countable_time_us == pytest.approx(20.0)
     assert clear_cache() >= 2
+
+
+def test_json_figures_are_per_step_and_per_rank(capsys, tmp_path):
+    """Schema 2 on the generated demo (2 steps, 3 ranks, rank 2 not slow): every time a mean per step."""
+    from mfu_desktop.demo import generate
+
+    profile = generate(tmp_path / "p", ranks=3, steps=2)
+    code, out, _ = run(capsys, "analyze", str(profile), "--json", "--no-cache")
+    assert code == 0
+    data = json.loads(out)
+    result = analyze_paths([profile], use_cache=False)
+    for rank, r in zip(data["ranks"], result.ranks):
+        steps = r.steps["step_time_us"]
+        assert rank["steps"] == 2 and rank["steps_source"] == "step trace"
+        assert rank["step_time_us"] == pytest.approx(steps.mean())  # not steps.sum()
+        assert rank["step_breakdown"]["computing"] == pytest.approx(r.steps["computing"].mean())
+        total = float(r.kernels.loc[r.kernels["status"] == "counted", "duration_us"].sum())
+        assert rank["countable_time_us"] == pytest.approx(total / 2)
+        assert sum(t["time_us"] for t in rank["by_type"]) == pytest.approx(r.kernels["duration_us"].sum() / 2)
+    cluster = data["cluster"]
+    means = [rank["step_time_us"] for rank in data["ranks"]]
+    assert cluster["ranks"] == 3
+    assert cluster["step_time_us"] == pytest.approx(sum(means) / 3)
+    assert cluster["slowest_rank"]["step_time_us"] == pytest.approx(max(means))
+    assert cluster["slowest_rank"]["rank"] == means.index(max(means))
+
+
+@pytest.mark.parametrize("argv", [["calc", "gemm", "--m", "64", "--n", "64", "--k", "64", "--time-us", "1",
+                                   "--peak-tflops", "100", "--json"],
+                                  ["chips", "--json"],
+                                  ["model", "--params", "540e9", "--layers", "118", "--heads", "48", "--head-dim",
+                                   "256", "--seq", "2048", "--tokens-per-s", "238.3e3", "--peak-tflops", "275",
+                                   "--chips", "6144", "--json"]])
+def test_every_json_object_carries_the_schema(capsys, argv):
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and json.loads(out)["schema"] == 2

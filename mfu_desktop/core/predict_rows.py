@@ -14,14 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import union_categoricals
 
+from mfu_desktop.core.json_contract import JSON_SCHEMA
 from mfu_desktop.core.numbers import calls
 from mfu_desktop.core.predict import Prediction, TargetResult
 from mfu_desktop.core.predict_rules import rules_to_csv
 from mfu_desktop.core.steps import PER_STEP_CONVENTION
-
-#: Version of the ``--json`` contracts (2: every time per step and per rank; README lists the changes).
-JSON_SCHEMA = 2
 
 #: Columns of the rows, in order (units in the names; "_us" = µs per step, mean per rank).
 ROW_COLUMNS = (
@@ -281,45 +280,88 @@ DETAIL_COLUMNS = ("rank", "device", "name", "type", "accelerator_core", "class",
 DETAIL_DECIMALS = 3
 
 
+def _tiled(values: pd.Series | np.ndarray, times: int) -> object:
+    """A per-kernel column repeated for every target: categoricals tile their codes (no strings made)."""
+    if isinstance(getattr(values, "dtype", None), pd.CategoricalDtype):
+        cat = values.array
+        return pd.Categorical.from_codes(np.tile(cat.codes, times), dtype=cat.dtype)
+    return np.tile(np.asarray(values), times)
+
+
+def _stacked(parts: list[pd.Series | pd.Categorical | np.ndarray]) -> object:
+    """Per-target columns one after the other (categoricals merged into one set of categories)."""
+    if all(isinstance(getattr(v, "dtype", None), pd.CategoricalDtype) for v in parts):
+        # ranks read from different files may type their categories differently (object vs str)
+        same = [pd.Categorical.from_codes(np.asarray(v.codes), categories=pd.Index(v.categories, dtype=object))
+                for v in (pd.Categorical(p) if not isinstance(p, pd.Categorical) else p for p in parts)]
+        return union_categoricals(same, ignore_order=True)
+    return np.concatenate([np.asarray(v) for v in parts])
+
+
 def detail_frame(p: Prediction) -> pd.DataFrame:
-    """``kernel_prediction_detail.csv``: one row per (kernel, target), numbers rounded to 0.001."""
-    parts = []
+    """``kernel_prediction_detail.csv``: one row per (kernel, target), numbers rounded to 0.001 µs.
+
+    Built column by column: the per-kernel columns are tiled once per target, the per-target
+    columns stacked, so a million kernels × six targets never becomes millions of Python objects.
+    """
+    frames = []
+    by_rank: dict[int, list[tuple[str, pd.DataFrame]]] = {}
     for (rank, device), frame in p.details.items():
+        by_rank.setdefault(rank, []).append((device, frame))
+    for rank, targets in by_rank.items():
         base = p.inputs[rank].frame
-        n = len(base)
-        part = pd.DataFrame({
-            "rank": np.full(n, rank, dtype=np.int64), "device": pd.Categorical.from_codes(
-                np.zeros(n, dtype=np.int8), categories=[device]),
-            "name": base["name"], "type": base["type"], "accelerator_core": base["core"], "class": base["class"],
-            "precision": base["precision"], "peak_unit": base["unit"],
-        })
+        n, k = len(base), len(targets)
+        devices = [device for device, _ in targets]
+        columns: dict[str, object] = {
+            "rank": np.full(n * k, rank, dtype=np.int64),
+            "device": pd.Categorical.from_codes(np.repeat(np.arange(k, dtype=np.int32), n), categories=devices),
+        }
+        for out, src in (("name", "name"), ("type", "type"), ("accelerator_core", "core"), ("class", "class"),
+                         ("precision", "precision"), ("peak_unit", "unit")):
+            columns[out] = _tiled(base[src], k)
         for col in ("duration_us", "compute_us", "memory_us"):
-            part[col] = np.round(base[col].to_numpy(dtype=np.float64), DETAIL_DECIMALS)
-        for col in ("compute_ratio", "memory_ratio", "scale"):
-            part[col] = np.round(frame[col].to_numpy(dtype=np.float64), 6)
-        part["predicted_us"] = np.round(frame["predicted_us"].to_numpy(dtype=np.float64), DETAIL_DECIMALS)
-        for col in ("fallback", "rules", "reason"):
-            part[col] = frame[col].to_numpy() if col == "fallback" else frame[col].array
-        parts.append(part)
-    if not parts:
+            columns[col] = np.tile(np.round(base[col].to_numpy(dtype=np.float64), DETAIL_DECIMALS), k)
+        for col, decimals in (("compute_ratio", 6), ("memory_ratio", 6), ("scale", 6),
+                              ("predicted_us", DETAIL_DECIMALS)):
+            columns[col] = np.round(np.concatenate([f[col].to_numpy(dtype=np.float64) for _, f in targets]), decimals)
+        columns["fallback"] = np.concatenate([f["fallback"].to_numpy() for _, f in targets])
+        for col in ("rules", "reason"):
+            columns[col] = _stacked([f[col].array for _, f in targets])
+        frames.append(pd.DataFrame(columns, copy=False))
+    if not frames:
         return pd.DataFrame(columns=list(DETAIL_COLUMNS))
-    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    if len(frames) == 1:
+        return frames[0]
+    return pd.DataFrame({c: _stacked([f[c].array if isinstance(f[c].dtype, pd.CategoricalDtype) else f[c].to_numpy()
+                                      for f in frames]) for c in DETAIL_COLUMNS}, copy=False)
 
 
-def write_outputs(p: Prediction, folder: Path, parquet: bool = False) -> list[Path]:
-    """Write ``performance_prediction.csv``, ``kernel_prediction_detail.csv`` and ``architecture_rules.csv``.
+#: File formats of ``--out``: CSV is the seed script's layout; Parquet is typed, ~8× smaller and faster.
+OUTPUT_FORMATS = ("csv", "parquet", "both")
 
-    With ``parquet``, the two tables are also written as Parquet (typed, smaller, faster to read).
+
+def write_outputs(p: Prediction, folder: Path, fmt: str = "csv") -> list[Path]:
+    """Write ``performance_prediction``, ``kernel_prediction_detail`` and ``architecture_rules.csv``.
+
+    Args:
+        p: A prediction made with ``keep_details=True`` (else the detail file is empty).
+        folder: Output folder (never inside a profile: the caller checks).
+        fmt: ``csv`` (the seed's files), ``parquet`` or ``both``.
+
     The rules file records the rules the prediction used; edited, it is the ``--rules`` input.
     """
     from mfu_desktop.core.report import write_csv, write_fast_csv, write_parquet, write_text
 
+    if fmt not in OUTPUT_FORMATS:
+        raise ValueError(f"format {fmt!r} is not one of {', '.join(OUTPUT_FORMATS)}")
     summary = summary_frame(p)
     detail = detail_frame(p)
-    written = [write_csv(summary, folder / "performance_prediction.csv"),
-               write_fast_csv(detail, folder / "kernel_prediction_detail.csv"),
-               write_text(rules_to_csv(p.rules), folder / "architecture_rules.csv")]
-    if parquet:
+    written = []
+    if fmt in ("csv", "both"):
+        written += [write_csv(summary, folder / "performance_prediction.csv"),
+                    write_fast_csv(detail, folder / "kernel_prediction_detail.csv")]
+    if fmt in ("parquet", "both"):
         written += [write_parquet(summary, folder / "performance_prediction.parquet"),
                     write_parquet(detail, folder / "kernel_prediction_detail.parquet")]
+    written.append(write_text(rules_to_csv(p.rules), folder / "architecture_rules.csv"))
     return written

@@ -49,7 +49,7 @@ from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.profiler.discovery import Discovery, RankFolder, discover
 from mfu_desktop.core.profiler.step_trace import StepTrace, read_cluster_step_trace
 from mfu_desktop.core.progress import Progress, check
-from mfu_desktop.core.steps import AcrossRanks, across_ranks, captured_steps
+from mfu_desktop.core.steps import PER_STEP_CONVENTION, AcrossRanks, across_ranks, captured_steps
 
 UNKNOWN_RANK = -1
 
@@ -457,6 +457,8 @@ def rank_json(r: RankAnalysis, top_n: int | None = None) -> dict[str, object]:
         "peak_source": s.peak_source,
         "kernels": s.kernels,
         "countable_kernels": s.countable_kernels,
+        "steps": s.steps,
+        "steps_source": s.steps_source,
         "flops": float(s.flops),
         "countable_time_us": float(s.countable_time_us),
         "achieved_tflops": _num(s.achieved_tflops),
@@ -470,6 +472,8 @@ def rank_json(r: RankAnalysis, top_n: int | None = None) -> dict[str, object]:
             for rec in _records(r.by_type, by_type_cols)
         ],
         "excluded": _records(r.excluded, {"type": "type", "reason": "reason", "count": "count", "time_us": "time_us"}),
+        "step_breakdown": {col: _num(_step_mean(r.steps, col)) for col in
+                           ("computing", "comm_not_overlapped", "free", "bubble")},
         # extras beyond the contract
         "mfu_ops_range": list(s.mfu_ops_range) if s.mfu_ops_range else None,
         "mfu_step_range": list(s.mfu_step_range) if s.mfu_step_range else None,
@@ -500,12 +504,18 @@ def analysis_json(result: FolderAnalysis, top_n: int | None = None) -> dict[str,
         "warnings": result.warnings,
         "failed": [{"path": str(f.folder.path), "rank": f.folder.rank, "reason": f.reason} for f in result.failures],
         "cluster": {
+            "ranks": len(result.ranks),
             "slow_ranks": cluster.slow,
             "slow_threshold_us": _num(cluster.threshold_us),
             "achieved_tflops": _num(cluster.rate.achieved_tflops),
             "mfu_ops": _num(cluster.rate.mfu),
             "mfu_ops_range": list(cluster.rate.mfu_range) if cluster.rate.mfu_range else None,
+            "mfu_step_range": list(cluster.mfu_step_range) if cluster.mfu_step_range else None,
+            "step_time_us": _num(cluster.step_time.mean),
+            "slowest_rank": None if cluster.step_time.slowest_rank is None else {
+                "rank": cluster.step_time.slowest_rank, "step_time_us": _num(cluster.step_time.slowest_value)},
         },
+        "convention": PER_STEP_CONVENTION,
         "conventions": result.options.describe(),
     }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -459,3 +460,47 @@ def test_assumed_cpu_is_stated(catalog):
     assert with_cpu.targets[0].predicted_step_us is not None
     assert any("assumed 1 (--assume-cpu)" in n for n in with_cpu.targets[0].notes)
     assert with_cpu.to_json()["assumed_cpu"] == 1.0
+
+
+def test_detail_frame_of_several_ranks_and_targets(demo, catalog, tmp_path):
+    """One row per (kernel, target) over every rank, categories merged; written as CSV and Parquet alike."""
+    from mfu_desktop.core.predict_rows import detail_frame, write_outputs
+
+    ranks = ranks_of(demo)
+    targets = [catalog.find(n) for n in ("Huawei Ascend 950DT", "NVIDIA H200")]
+    p = predict(ranks, catalog.find("Huawei Ascend 910B"), targets, keep_details=True)
+    detail = detail_frame(p)
+    kernels = sum(len(p.inputs[r.rank].frame) for r in ranks)
+    assert len(detail) == kernels * 2
+    assert set(detail["device"].astype(str)) == {t.display_name for t in targets}
+    assert (detail["duration_us"] == detail["duration_us"].round(3)).all()
+    # per rank and target the rows sum to that rank's predicted compute (one step per rank here)
+    for t in p.targets:
+        rows = detail[detail["device"] == t.device]
+        assert rows["predicted_us"].sum() / len(ranks) == pytest.approx(t.predicted_compute_us, rel=1e-6)
+    written = write_outputs(p, tmp_path / "out", "both")
+    assert {w.name for w in written} == {"performance_prediction.csv", "kernel_prediction_detail.csv",
+                                         "performance_prediction.parquet", "kernel_prediction_detail.parquet",
+                                         "architecture_rules.csv"}
+    csv_back = pd.read_csv(tmp_path / "out" / "kernel_prediction_detail.csv", encoding="utf-8-sig")
+    parquet_back = pd.read_parquet(tmp_path / "out" / "kernel_prediction_detail.parquet")
+    assert len(csv_back) == len(parquet_back) == len(detail)
+    assert csv_back["predicted_us"].sum() == pytest.approx(parquet_back["predicted_us"].sum())
+    # no float32 artefacts: every number has at most 3 decimals in the file
+    raw = (tmp_path / "out" / "kernel_prediction_detail.csv").read_text(encoding="utf-8-sig")
+    assert not re.search(r"\d\.\d{7,}", raw)
+
+
+def test_detail_frame_merges_categories_of_different_dtypes(catalog):
+    """Ranks read by different readers type their categories differently (object vs str): still one frame."""
+    from mfu_desktop.core.predict_rows import detail_frame
+
+    other = SAMPLE.copy()
+    for col in (C.NAME, C.OP_TYPE, C.CORE_TYPE, C.INPUT_DTYPES):
+        cats = other[col].cat.categories
+        other[col] = pd.Categorical.from_codes(other[col].cat.codes, categories=pd.Index(list(cats), dtype=object))
+    p = predict([RankInput(0, SAMPLE), RankInput(1, other)], catalog.find("Huawei Ascend 910B"),
+                [catalog.find("NVIDIA H20")], keep_details=True)
+    detail = detail_frame(p)
+    assert len(detail) == 2 * len(p.inputs[0].frame)
+    assert detail["name"].astype(str).tolist()[:5] == detail["name"].astype(str).tolist()[5:10]
