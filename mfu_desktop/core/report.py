@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.numbers import pct, sig
+from mfu_desktop.core.numbers import calls, pct, sig
 
 #: Characters that make a spreadsheet cell a formula (OWASP CSV injection).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -208,35 +208,40 @@ def markdown_summary(result: object) -> str:
     Leads with the top kernels by lost MFU (time × (1 − MFU)), states the conventions and
     the fallback tier of every rank.
     """
-    lines = ["# MFU Desktop report", ""]
+    from mfu_desktop.core.steps import PER_STEP_CONVENTION
+
+    lines = ["# MFU Desktop report", "", f"Reading the numbers: {PER_STEP_CONVENTION}.", ""]
     ranks = getattr(result, "ranks", [])
     lines += ["## Ranks", "",
-              "| rank | chip | kernels | counted | achieved TFLOP/s | operator MFU | step MFU | cube util | tier |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "| rank | chip | kernels (total) | counted (total) | steps | step time (µs) | achieved TFLOP/s "
+              "| operator MFU | step MFU | cube util | tier |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in ranks:
         s = r.summary
         mfu = _fmt(s.mfu_ops, "pct") if s.mfu_ops is not None else (
             f"{pct(s.mfu_ops_range[0])}–{pct(s.mfu_ops_range[1])}" if s.mfu_ops_range else "–")
         step = _fmt(s.mfu_step, "pct") if s.mfu_step is not None else (
             f"{pct(s.mfu_step_range[0])}–{pct(s.mfu_step_range[1])}" if s.mfu_step_range else "–")
-        lines.append(f"| {s.rank} | {s.chip or 'not confirmed'} | {s.kernels} | {s.countable_kernels} | "
-                     f"{_fmt(s.achieved_tflops)} | {mfu} | {step} | {_fmt(s.cube_utilization, 'pct')} | "
+        lines.append(f"| {s.rank} | {s.chip or 'not confirmed'} | {s.kernels} | {s.countable_kernels} | {s.steps} | "
+                     f"{_fmt(s.step_time_us)} | {_fmt(s.achieved_tflops)} | {mfu} | {step} | "
+                     f"{_fmt(s.cube_utilization, 'pct')} | "
                      f"{s.tier.tier} ({s.tier.label}) |")
     for r in ranks:
         s = r.summary
         lines += ["", f"## Rank {s.rank}: top kernels by lost MFU", "",
                   f"Peak: {s.peak_source}", ""]
         if not r.hot_by_lost.empty:
-            lines += ["| type | input shapes | calls | time (µs) | MFU | lost (µs) |", "|---|---|---|---|---|---|"]
+            lines += ["| type | input shapes | calls/step | time (µs/step) | MFU | lost (µs/step) |",
+                      "|---|---|---|---|---|---|"]
             for row in r.hot_by_lost.itertuples(index=False):
-                lines.append(f"| {row.type} | `{row.input_shapes}` | {row.count} | {_fmt(row.time_us)} | "
+                lines.append(f"| {row.type} | `{row.input_shapes}` | {calls(row.count)} | {_fmt(row.time_us)} | "
                              f"{_fmt(row.mfu, 'pct')} | {_fmt(row.lost_us)} |")
         else:
             lines.append("No kernel has a FLOPs-based MFU. " + " ".join(s.tier.why))
         if not r.excluded.empty:
-            lines += ["", "Excluded from FLOPs-based MFU:", ""]
+            lines += ["", "Excluded from FLOPs-based MFU (per step):", ""]
             for row in r.excluded.itertuples(index=False):
-                lines.append(f"- {row.type} × {row.count} ({_fmt(row.time_us)} µs): {row.reason}")
+                lines.append(f"- {row.type} × {calls(row.count)} ({_fmt(row.time_us)} µs): {row.reason}")
         if r.warnings:
             lines += ["", "Warnings:", ""] + [f"- {w}" for w in r.warnings]
     options = getattr(result, "options", None)
