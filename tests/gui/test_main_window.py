@@ -140,6 +140,16 @@ def test_demo_prediction_fills_results(make_window, qtbot):
     targets = window.prediction.selected_targets()
     # the measured source row, then one row per target
     assert window.prediction.summary_model.rowCount() == len(targets) + 1 == len(prediction.targets) + 1
+    # the 950 chips have no FP32 cube peak: their bars are drawn as partial (hatched), with the cause
+    chart = window.prediction.rel_chart
+    assert {"Huawei Ascend 950DT", "Huawei Ascend 950PR"} <= set(chart.partial_devices)
+    assert "cube_fp32_tflops" in chart.plot.toolTip()
+    keys = window.prediction.summary_model.column_keys()
+    row_950 = next(r for r in range(window.prediction.summary_model.rowCount())
+                   if window.prediction.summary_model.raw(r, keys.index("device")) == "Huawei Ascend 950DT")
+    index = window.prediction.summary_model.index(row_950, keys.index("compute_x"))
+    assert "%" in window.prediction.summary_model.data(index)
+    assert "cube_fp32_tflops" in window.prediction.summary_model.data(index, Qt.ItemDataRole.ToolTipRole)
     # per-kernel detail for the first target chip (row 1; row 0 is the measured source)
     window.prediction.summary_view.selectRow(1)
     wait_idle(qtbot, window)
