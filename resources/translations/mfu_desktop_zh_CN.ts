@@ -1721,8 +1721,8 @@
         <translation>整个 step（按时间）</translation>
     </message>
     <message>
-        <source>partial (part of the time not predictable)</source>
-        <translation>部分预估（部分耗时不可预估）</translation>
+        <source>partial</source>
+        <translation>部分预估</translation>
     </message>
 </context>
 <context>

@@ -52,7 +52,7 @@ class RelativePerformanceChart(QWidget):
                                               pen=_pens(np.array([True]))[0])
         for item, name in ((self.compute, self.tr("compute-class kernels")),
                            (self.step, self.tr("whole step (time-based)")),
-                           (self.partial_sample, self.tr("partial (part of the time not predictable)"))):
+                           (self.partial_sample, self.tr("partial"))):
             self.plot.addItem(item)
             self.legend.addItem(item, name)
         self.plot.addItem(pg.InfiniteLine(pos=1.0, angle=0,
