@@ -117,17 +117,19 @@ class ClusterSummary:
     cube_utilization_mean: float | None = None
     step_time: AcrossRanks = field(default_factory=lambda: AcrossRanks(None, None, None, 0))
 
-    def slow_rank_text(self) -> str:
-        """"rank 5 (+8.1 % step time vs the fastest rank)", or "none"."""
+    def slow_rank_excess(self) -> list[tuple[int, float]]:
+        """Each slow rank with its step time over the fastest rank's, as a fraction (0.094 = +9.4 %)."""
         if not self.slow or self.table.empty or "step_time_us" not in self.table:
-            return "none"
+            return []
         times = self.table.groupby("rank")["step_time_us"].max()  # a rank found twice (re-runs): its slower copy
         fastest = float(times.min())
-        parts = []
-        for rank in self.slow:
-            excess = float(times.loc[rank]) / fastest - 1.0 if fastest > 0 else float("nan")
-            parts.append(f"rank {rank} (+{excess * 100:.2g} % step time vs the fastest rank)")
-        return ", ".join(parts)
+        return [(rank, float(times.loc[rank]) / fastest - 1.0 if fastest > 0 else float("nan")) for rank in self.slow]
+
+    def slow_rank_text(self) -> str:
+        """"rank 5 (+9.4 % step time vs the fastest rank)", or "none"."""
+        parts = [f"rank {rank} (+{excess * 100:.2g} % step time vs the fastest rank)"
+                 for rank, excess in self.slow_rank_excess()]
+        return ", ".join(parts) or "none"
 
 
 @dataclass

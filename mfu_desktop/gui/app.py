@@ -107,6 +107,9 @@ def create(args: argparse.Namespace, app=None):
                        .format(language))
     notices.append(notice_text(settings, translate))
     apply_theme(app, args.theme or settings.theme)
+    from mfu_desktop.gui.fonts import install_cjk_fallback
+
+    app.setProperty("cjk_font", install_cjk_fallback(app).note)
     quarantine = quarantine_user_catalog()
     if quarantine is not None:
         listed = "; ".join(quarantine.problems[:3])

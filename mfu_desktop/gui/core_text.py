@@ -50,3 +50,17 @@ def ct(text: str) -> str:
 def derivation_markdown(d: Derivation) -> str:
     """A derivation as Markdown with the headings (and the interpretation band) translated."""
     return d.markdown(ct)
+
+
+def as_sentence(text: str) -> str:
+    """An engine message as a sentence: capital first letter, final full stop (the CLI prints them raw)."""
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?", "…", "。")) else text + "."
+
+
+def sentences(messages: list[str]) -> str:
+    """Several engine messages as sentences, one after the other."""
+    return " ".join(as_sentence(m) for m in messages if m and m.strip())

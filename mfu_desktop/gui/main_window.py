@@ -91,8 +91,14 @@ class MainWindow(QMainWindow):
         self.profiler.set_conventions(settings.fa_backward, settings.mask_convention, settings.hf32)
         self.profiler.loaded.connect(self._profile_loaded)
         self.profiler.open_in_calculator.connect(self._open_in_calculator)
-        self.profiler.status_message.connect(self.show_status)
-        self.prediction.status_message.connect(self.show_status)
+        # Each tab's latest message is kept; the status bar shows the current tab's (a prediction
+        # finishing in the background does not talk over the Calculator).
+        self._tab_status: dict[QWidget, str] = {}
+        self.profiler.status_message.connect(lambda text: self.show_status(text, self.profiler))
+        self.prediction.status_message.connect(lambda text: self.show_status(text, self.prediction))
+        self.profiler.action_message.connect(self.show_status)
+        self.prediction.action_message.connect(self.show_status)
+        self.tabs.currentChanged.connect(self._tab_changed)
         self.profiler.fa_backward.currentIndexChanged.connect(self._remember_conventions)
         self.profiler.convention.currentIndexChanged.connect(self._remember_conventions)
         self.profiler.hf32.toggled.connect(self._remember_conventions)
@@ -151,9 +157,16 @@ class MainWindow(QMainWindow):
         if text and text[:80] != self.progress_text.text():
             self.progress_text.setText(text[:80])
 
-    def show_status(self, text: str) -> None:
-        """A transient message in the status bar."""
+    def show_status(self, text: str, tab: QWidget | None = None) -> None:
+        """A status message: shown now when it is about the current tab (or the whole window), else kept for later."""
+        if tab is not None:
+            self._tab_status[tab] = text
+            if self.tabs.currentWidget() is not tab:
+                return
         self.status_label.setText(text)
+
+    def _tab_changed(self, _index: int) -> None:
+        self.status_label.setText(self._tab_status.get(self.tabs.currentWidget(), ""))
 
     def is_busy(self) -> bool:
         """Background jobs running or scheduled, or a display still being assembled."""

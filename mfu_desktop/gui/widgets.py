@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from mfu_desktop.core.shapes import ShapeError, parse_dims
@@ -90,8 +91,16 @@ CARD_HEIGHT = 118
 DETAIL_CHARS = 90
 
 
+#: Point sizes a card value may take, largest first: a long value (an MFU range) shrinks before it is elided.
+CARD_VALUE_SIZES = (15, 13, 11, 10)
+
+
 class Card(QFrame):
-    """A summary card: a caption and a big value, optionally coloured."""
+    """A summary card: a caption and a big value, optionally coloured.
+
+    The value never clips: it shrinks through :data:`CARD_VALUE_SIZES` to fit the card's width,
+    then is elided with "…"; the tooltip always has the whole value and detail.
+    """
 
     def __init__(self, caption: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -102,7 +111,7 @@ class Card(QFrame):
         self.caption = QLabel(caption)
         self.caption.setStyleSheet("color: palette(placeholder-text); font-size: 9pt;")
         self.value = QLabel("–")
-        self.value.setStyleSheet("font-size: 15pt; font-weight: 600;")
+        self.value.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.detail = QLabel("")
         self.detail.setWordWrap(True)
         self.detail.setStyleSheet("font-size: 8pt;")
@@ -115,15 +124,46 @@ class Card(QFrame):
         self.setFixedHeight(CARD_HEIGHT)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setMinimumWidth(120)
+        self.full_value = "–"
+        self._color: str | None = None
+        self._small = False
+        self._fit()
 
     def set(self, value: str, detail: str = "", color: str | None = None, small: bool = False) -> None:
         """Show a value (and a detail line); ``color`` is a CSS colour, ``small`` for long text values."""
-        self.value.setText(value)
+        self.full_value = value
+        self._color = color
+        self._small = small
         self.detail.setText(detail if len(detail) <= DETAIL_CHARS else detail[: DETAIL_CHARS - 1] + "…")
         self.setToolTip(f"{self.caption.text()}: {value}" + (f"\n{detail}" if detail else ""))
         self.detail.setVisible(bool(detail))
-        size = "12pt" if small else "15pt"
-        self.value.setStyleSheet(f"font-size: {size}; font-weight: 600;" + (f" color: {color};" if color else ""))
+        self._fit()
+
+    def value_fits(self) -> bool:
+        """True when the shown value is the whole value (not elided)."""
+        return self.value.text() == self.full_value
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        """The largest size at which the value fits the card; elided at the smallest."""
+        margins = self.layout().contentsMargins()
+        width = max(self.contentsRect().width() - margins.left() - margins.right() - 2, 40)
+        sizes = CARD_VALUE_SIZES[1:] if self._small else CARD_VALUE_SIZES
+        font = QFont(self.font())
+        font.setWeight(QFont.Weight.DemiBold)
+        text = self.full_value
+        for size in sizes:
+            font.setPointSize(size)
+            if QFontMetrics(font).horizontalAdvance(text) <= width:
+                break
+        else:
+            text = QFontMetrics(font).elidedText(self.full_value, Qt.TextElideMode.ElideRight, width)
+        self.value.setFont(font)  # the font, not a style sheet: what is measured is what is drawn
+        self.value.setText(text)
+        self.value.setStyleSheet(f"color: {self._color};" if self._color else "")
 
 
 class InfoBar(QFrame):

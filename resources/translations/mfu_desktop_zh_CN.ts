@@ -966,6 +966,14 @@
         <source>lost time per step</source>
         <translation>每 step 损失时间</translation>
     </message>
+    <message>
+        <source>Hot operators by lost time: no kernel has a FLOPs-based MFU (switch to “by total time”).</source>
+        <translation>按损失时间排序的热点算子：没有算子有基于 FLOPs 的 MFU（请切换到“按总耗时”）。</translation>
+    </message>
+    <message>
+        <source>Hot operators: no kernels.</source>
+        <translation>热点算子：没有算子。</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
@@ -1145,12 +1153,12 @@
         <translation>MFU (%)</translation>
     </message>
     <message>
-        <source>MFU per kernel — select a rank to see its kernels</source>
-        <translation>各算子 MFU — 选择一个 rank 查看其算子</translation>
+        <source>MFU per kernel: select a rank in the tree to see its kernels.</source>
+        <translation>各算子 MFU：在左侧树中选择一个 rank 查看其算子。</translation>
     </message>
     <message>
-        <source>MFU per kernel: no kernel has a FLOPs-based MFU</source>
-        <translation>各算子 MFU：没有算子具备基于 FLOPs 的 MFU</translation>
+        <source>MFU per kernel: no kernel of this rank has a FLOPs-based MFU (see the fallback tier card and the Exclusions table).</source>
+        <translation>各算子 MFU：该 rank 没有算子有基于 FLOPs 的 MFU（见兜底档位卡片和“排除项”表）。</translation>
     </message>
     <message>
         <source>MFU per kernel (the {0} longest of {1})</source>
@@ -1351,6 +1359,14 @@
         <translation>将 Profiling 目录拖到此处（集群根目录、*_ascend_pt rank 目录或 ASCEND_PROFILER_OUTPUT），或使用 文件 → 打开目录。</translation>
     </message>
     <message>
+        <source>Copy path</source>
+        <translation>复制路径</translation>
+    </message>
+    <message>
+        <source>Copy the full path of the folder shown</source>
+        <translation>复制当前目录的完整路径</translation>
+    </message>
+    <message>
         <source>Operator MFU (算子达成率)</source>
         <translation>算子达成率 (MFU)</translation>
     </message>
@@ -1519,6 +1535,18 @@
         <translation>没有可加载的 rank。{0}</translation>
     </message>
     <message>
+        <source>Cluster: {0} ranks — {1}</source>
+        <translation>集群：{0} 个 rank — {1}</translation>
+    </message>
+    <message>
+        <source>rank {0} (+{1} % step time vs the fastest rank)</source>
+        <translation>rank {0}（step 耗时比最快的 rank 多 {1} %）</translation>
+    </message>
+    <message>
+        <source>Copied {0}</source>
+        <translation>已复制 {0}</translation>
+    </message>
+    <message>
         <source>step {0} ms, mean of {1} step(s)</source>
         <translation>step {0} ms（{1} 个 step 的平均）</translation>
     </message>
@@ -1529,10 +1557,6 @@
     <message>
         <source>{0} was not loaded: {1}</source>
         <translation>{0} 未加载：{1}</translation>
-    </message>
-    <message>
-        <source>Cluster: {0} ranks</source>
-        <translation>集群：{0} 个 rank</translation>
     </message>
     <message>
         <source>all ranks, {0} TFLOP/s</source>
@@ -1667,6 +1691,10 @@
     <message>
         <source>Cluster ({0} ranks)</source>
         <translation>集群（{0} 个 rank）</translation>
+    </message>
+    <message>
+        <source>rank {0} (+{1} %)</source>
+        <translation>rank {0}（+{1} %）</translation>
     </message>
     <message>
         <source>slow: {0}</source>
@@ -1813,6 +1841,10 @@
     <message>
         <source>bubble</source>
         <translation>空泡</translation>
+    </message>
+    <message>
+        <source>Step breakdown: no step trace (step_trace_time.csv or analysis.db) in this profile.</source>
+        <translation>Step 拆解：该 profile 没有 step trace（step_trace_time.csv 或 analysis.db）。</translation>
     </message>
 </context>
 </TS>

@@ -249,7 +249,7 @@ def discover(paths: list[Path | str], max_depth: int = MAX_DEPTH) -> Discovery:
                 result.ranks.append(_torch_rank(rank_dir, root, output))
             else:
                 result.warnings.append(
-                    f"{root.name} is a file, not a profiler folder: drop the folder that holds the *_ascend_pt "
+                    f"{root.name} is a file, not a profiler folder: open the folder that holds the *_ascend_pt "
                     "rank folders (or one of them)"
                 )
             continue

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
 
 #: Colours of the step-breakdown segments (computing, communication not overlapped, free, bubble).
 SEGMENT_COLORS = ((70, 130, 200), (220, 120, 50), (150, 150, 150), (200, 60, 60))
@@ -97,3 +99,38 @@ class StackedBars:
             else:
                 item.setOpts(x=[], y0=[], height=[], width=self.width)
         return bottom
+
+
+class ChartPage:
+    """A plot that can give way to a sentence: an empty chart shows what to do, not blank axes.
+
+    Args:
+        host: The chart widget; its layout becomes a stack of the plot and the message.
+        plot: The plot widget.
+    """
+
+    def __init__(self, host: QWidget, plot: pg.PlotWidget) -> None:
+        self.stack = QStackedLayout(host)
+        self.stack.setContentsMargins(0, 0, 0, 0)
+        self.plot = plot
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.message.setStyleSheet("color: palette(placeholder-text); font-size: 10pt; padding: 24px;")
+        self.message.setMinimumHeight(plot.minimumHeight())
+        self.stack.addWidget(plot)
+        self.stack.addWidget(self.message)
+
+    def show_message(self, text: str) -> None:
+        """Show ``text`` in place of the plot."""
+        self.message.setText(text)
+        self.stack.setCurrentWidget(self.message)
+
+    def show_plot(self) -> None:
+        """Show the plot again."""
+        self.stack.setCurrentWidget(self.plot)
+
+    @property
+    def showing_message(self) -> bool:
+        """True while the sentence is shown."""
+        return self.stack.currentWidget() is self.message

@@ -10,11 +10,12 @@ import numpy as np
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from mfu_desktop.gui.bands import band_brushes
 from mfu_desktop.gui.charts.common import (
     SEGMENT_COLORS,
+    ChartPage,
     StackedBars,
     downsample_indices,
     make_plot,
@@ -35,9 +36,7 @@ class HotOpsChart(QWidget):
         self.plot.getPlotItem().invertY(True)
         self.bars = pg.BarGraphItem(x0=[], y=[], height=0.7, width=[])
         self.plot.addItem(self.bars)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot)
+        self.page = ChartPage(self, self.plot)
         self.labels: list[str] = []
 
     def set_data(self, table: pd.DataFrame, by: str = "time_us", title: str = "") -> None:
@@ -48,7 +47,11 @@ class HotOpsChart(QWidget):
         if table is None or table.empty:
             self.bars.setOpts(x0=[], y=[], width=[], brushes=[])
             set_category_ticks(self.plot.getAxis("left"), [])
+            self.page.show_message(
+                self.tr("Hot operators by lost time: no kernel has a FLOPs-based MFU (switch to “by total time”).")
+                if by == "lost_us" else self.tr("Hot operators: no kernels."))
             return
+        self.page.show_plot()
         values = table[by].fillna(0.0).to_numpy(dtype=float) * 1e-6
         y = np.arange(len(table))
         brushes = band_brushes(table["mfu"].to_numpy(dtype=float))
@@ -109,9 +112,7 @@ class MfuScatter(QWidget):
         self.scatter = pg.ScatterPlotItem(size=6, pen=None, hoverable=True, tip=self._tip)
         self.scatter.sigClicked.connect(self._clicked)
         self.plot.addItem(self.scatter)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot)
+        self.page = ChartPage(self, self.plot)
         self._names: list[str] = []
 
     def _tip(self, x: float, y: float, data: object) -> str:
@@ -127,9 +128,12 @@ class MfuScatter(QWidget):
         """Show points prepared by :func:`scatter_points` (possibly on a worker thread)."""
         if points is None or not len(points.rows):
             self.scatter.setData([], [])
-            self.plot.setTitle(self.tr("MFU per kernel — select a rank to see its kernels") if points is None
-                               else self.tr("MFU per kernel: no kernel has a FLOPs-based MFU"))
+            self.page.show_message(self.tr("MFU per kernel: select a rank in the tree to see its kernels.")
+                                   if points is None else
+                                   self.tr("MFU per kernel: no kernel of this rank has a FLOPs-based MFU (see the "
+                                           "fallback tier card and the Exclusions table)."))
             return
+        self.page.show_plot()
         if points.counted > len(points.rows):
             self.plot.setTitle(self.tr("MFU per kernel (the {0} longest of {1})").format(
                 f"{len(points.rows):,}", f"{points.counted:,}"))
@@ -168,17 +172,19 @@ class StepBreakdownChart(QWidget):
                               self.tr("time per step"), y_units="s")
         self.bars = StackedBars(self.plot, [self.tr("computing"), self.tr("communication (not overlapped)"),
                                             self.tr("free"), self.tr("bubble")], list(SEGMENT_COLORS))
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot)
+        self.page = ChartPage(self, self.plot)
 
     def set_data(self, table: pd.DataFrame | None, slow: list[int] | None = None) -> None:
         """``table`` has columns rank, computing, comm_not_overlapped, free, bubble (µs)."""
+        if table is not None and "computing" in table:
+            table = table[table["computing"].notna()]
         if table is None or table.empty or "computing" not in table:
             self.bars.update([None] * 4)
             set_category_ticks(self.plot.getAxis("bottom"), [])
+            self.page.show_message(self.tr("Step breakdown: no step trace (step_trace_time.csv or analysis.db) in "
+                                           "this profile."))
             return
-        table = table[table["computing"].notna()]
+        self.page.show_plot()
         segments = []
         for key in ("computing", "comm_not_overlapped", "free", "bubble"):
             values = table[key].fillna(0.0).to_numpy(dtype=float) * 1e-6 if key in table else None

@@ -38,8 +38,10 @@ class RankTreeModel(QStandardItemModel):
             mfu = pct(rate.mfu) if rate.mfu is not None else (
                 f"{pct(rate.mfu_range[0])}–{pct(rate.mfu_range[1])}" if rate.mfu_range else "–")
             slow = result.cluster.slow
+            slow_text = ", ".join(self.tr("rank {0} (+{1} %)").format(r, f"{e * 100:.2g}")
+                                  for r, e in result.cluster.slow_rank_excess())
             row = [cluster, QStandardItem(""), QStandardItem(mfu), QStandardItem(""),
-                   QStandardItem(self.tr("slow: {0}").format(", ".join(map(str, slow))) if slow else "")]
+                   QStandardItem(self.tr("slow: {0}").format(slow_text) if slow else "")]
             for item in row:
                 item.setEditable(False)
             self.appendRow(row)

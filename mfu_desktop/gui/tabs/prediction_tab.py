@@ -65,7 +65,8 @@ class PredictionTab(QWidget):
     """Source chip, target checklist, editable rules, results per chip, charts and per-kernel detail."""
 
     predicted = Signal(object)
-    status_message = Signal(str)
+    status_message = Signal(str)  # about this tab's results: shown while the tab is current
+    action_message = Signal(str)  # the outcome of something the user just did (an export): shown at once
 
     def __init__(self, catalog: ChipCatalog, runner: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -387,7 +388,7 @@ class PredictionTab(QWidget):
         self.runner.start(
             EXPORT_CHANNEL,
             job,
-            lambda paths: self.status_message.emit(self.tr("Wrote {0}").format(", ".join(str(x) for x in paths))),
+            lambda paths: self.action_message.emit(self.tr("Wrote {0}").format(", ".join(str(x) for x in paths))),
             lambda msg: self.info.show_message(self.tr("Export failed: {0}").format(msg)),
             label=self.tr("Exporting prediction"),
         )

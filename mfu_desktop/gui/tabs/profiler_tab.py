@@ -46,7 +46,7 @@ from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.progress import check
 from mfu_desktop.gui.bands import band_css
 from mfu_desktop.gui.charts.profile_charts import HotOpsChart, MfuScatter, StepBreakdownChart, scatter_points
-from mfu_desktop.gui.core_text import ct, derivation_markdown
+from mfu_desktop.gui.core_text import ct, derivation_markdown, sentences
 from mfu_desktop.gui.models.dataframe_model import (
     ColumnSpec,
     DataFrameModel,
@@ -180,7 +180,8 @@ class ProfilerTab(QWidget):
     open_in_calculator = Signal(object)  # CalculatorPrefill
     kernels_shown = Signal()  # the kernel table of the selected rank is on screen
     loaded = Signal(object)  # FolderAnalysis
-    status_message = Signal(str)
+    status_message = Signal(str)  # about this tab's results: shown while the tab is current
+    action_message = Signal(str)  # the outcome of something the user just did: shown at once
 
     def __init__(self, catalog: ChipCatalog, runner: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -231,7 +232,16 @@ class ProfilerTab(QWidget):
         self.title = QLabel("")
         self.title.setStyleSheet("font-size: 11pt; font-weight: 600;")
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)  # long paths never resize
-        right_layout.addWidget(self.title)
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.copy_path = QPushButton(self.tr("Copy path"))
+        self.copy_path.setToolTip(self.tr("Copy the full path of the folder shown"))
+        self.copy_path.clicked.connect(self._copy_path)
+        self.copy_path.setVisible(False)
+        self.shown_path = ""
+        title_row = QHBoxLayout()
+        title_row.addWidget(self.title, 1)
+        title_row.addWidget(self.copy_path)
+        right_layout.addLayout(title_row)
         cards = QGridLayout()
         self.card_ops = Card(self.tr("Operator MFU (算子达成率)"))
         self.card_step = Card(self.tr("End-to-end step MFU"))
@@ -475,11 +485,11 @@ class ProfilerTab(QWidget):
             self.tree.resizeColumnToContents(col)
         self.hint.setVisible(not result.ranks)
         if not result.ranks:
-            self.info.show_message(self.tr("No rank could be loaded. {0}").format(" ".join(result.warnings)))
+            self.info.show_message(self.tr("No rank could be loaded. {0}").format(sentences(result.warnings)))
             self._show_rank(None)
         else:
             problems = list(result.warnings)
-            self.info.show_message(" · ".join(problems[:3]) + (" …" if len(problems) > 3 else ""))
+            self.info.show_message(sentences(problems[:3]) + (" …" if len(problems) > 3 else ""))
             self._later(lambda: self._select_initial(result))
 
     def _later(self, fn) -> None:
@@ -548,7 +558,10 @@ class ProfilerTab(QWidget):
         self.current = None
         cluster = self.result.cluster
         rate = cluster.rate
-        self.title.setText(self.tr("Cluster: {0} ranks").format(len(self.result.ranks)))
+        roots = self.result.discovery.roots
+        self._set_title(self.tr("Cluster: {0} ranks — {1}").format(len(self.result.ranks),
+                                                                  ", ".join(p.name for p in roots)),
+                        "\n".join(str(p) for p in roots))
         mfu = (
             pct(rate.mfu)
             if rate.mfu is not None
@@ -574,7 +587,8 @@ class ProfilerTab(QWidget):
         self.card_tier.caption.setText(self.tr("Slow ranks"))
         self.card_tier.set(
             ", ".join(self.tr("rank {0}").format(r) for r in cluster.slow) or self.tr("none"),
-            cluster.slow_rank_text() if cluster.slow else self.tr("step time above the fastest rank + 5 %"),
+            ", ".join(self.tr("rank {0} (+{1} % step time vs the fastest rank)").format(r, f"{e * 100:.2g}")
+                      for r, e in cluster.slow_rank_excess()) or self.tr("step time above the fastest rank + 5 %"),
         )
         chips = sorted({str(c) for c in table.get("chip", pd.Series(dtype=object)).dropna()})
         self.card_chip.set(
@@ -611,16 +625,33 @@ class ProfilerTab(QWidget):
         self.steps_chart.set_data(self.result.cluster.table, self.result.cluster.slow)
         self._fill_assumptions(None)
 
+    def _set_title(self, text: str, path: str) -> None:
+        """The header: the folder's name; its full path in the tooltip and behind "Copy path"."""
+        self.title.setText(text)
+        self.title.setToolTip(path)
+        self.shown_path = path
+        self.copy_path.setVisible(bool(path))
+
+    def _copy_path(self) -> None:
+        QGuiApplication.clipboard().setText(self.shown_path)
+        self.action_message.emit(self.tr("Copied {0}").format(self.shown_path))
+
     def _show_rank(self, r: RankAnalysis | None) -> None:
         self.current = r
         if r is None:
-            self.title.setText("")
+            self._set_title("", "")
             for card in (self.card_ops, self.card_step, self.card_cube, self.card_tier, self.card_chip):
                 card.set("–")
+            self.hot_chart.set_data(None)
+            self.scatter.set_data(None)
+            self.steps_chart.set_data(None)
+            self.kernel_model.set_frame(pd.DataFrame())
+            for model in (self.type_model, self.shape_model, self.excl_model, self.steps_model, self.ranks_model):
+                model.set_frame(pd.DataFrame())
             return
         s = r.summary
-        self.title.setText(self.tr("Rank {0} — {1}").format(s.rank if s.rank >= 0 else "?", r.folder.path))
-        self.title.setToolTip(str(r.folder.path))
+        self._set_title(self.tr("Rank {0} — {1}").format(s.rank if s.rank >= 0 else "?", r.folder.path.name),
+                        str(r.folder.path))
         if s.mfu_ops is not None:
             self.card_ops.set(
                 pct(s.mfu_ops),

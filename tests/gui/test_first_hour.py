@@ -1,0 +1,88 @@
+"""What a newcomer sees in the first hour: cards that never clip, names not paths, a status bar that fits the tab."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.gui.conftest import wait_idle
+from tests.helpers import kernel_row, make_rank
+
+pytestmark = pytest.mark.gui
+
+
+def unconfirmed_profile(root: Path) -> Path:
+    """Two ranks without chip evidence: every MFU is a range "0.0589 %–0.0813 %" (the longest card values)."""
+    for rank in (0, 1):
+        rows = [kernel_row(f"mm{i}", "MatMulV2", "AI_CORE", f"{1767225600000000 + i * 100}.000", 50.0 + rank,
+                           f"{64 + i},256;256,128", "DT_BF16;DT_BF16", f"{64 + i},128", "DT_BF16")
+                for i in range(30)]
+        make_rank(root, f"rank{rank}_ascend_pt", rank, rows)
+    return root
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_cards_never_clip(make_window, qtbot, tmp_path, size):
+    window = make_window("--lang", "en")
+    window.resize(*size)
+    window.open_paths([unconfirmed_profile(tmp_path / "p")])
+    wait_idle(qtbot, window)
+    profiler = window.profiler
+    cards = (profiler.card_ops, profiler.card_step, profiler.card_cube, profiler.card_tier, profiler.card_chip)
+    for view in ("cluster", "rank"):
+        if view == "rank":
+            assert profiler.select_rank(1)
+            wait_idle(qtbot, window)
+        qtbot.wait(20)
+        assert "–" in profiler.card_ops.full_value  # a range: the case that clipped
+        for card in cards:
+            label = card.value
+            assert label.fontMetrics().horizontalAdvance(label.text()) <= label.width(), (view, card.full_value)
+            if not card.value_fits():  # elided: the tooltip has the whole value
+                assert label.text().endswith("…") and card.full_value in card.toolTip()
+
+
+def test_header_shows_the_folder_name_and_copies_the_full_path(make_window, qtbot, tmp_path):
+    from PySide6.QtGui import QGuiApplication
+
+    profile = unconfirmed_profile(tmp_path / "deep" / "nested" / "job_42")
+    window = make_window("--lang", "en")
+    window.open_paths([profile])
+    wait_idle(qtbot, window)
+    title = window.profiler.title.text()
+    assert "job_42" in title and str(tmp_path) not in title and "/" not in title
+    assert window.profiler.title.toolTip() == str(profile)
+    window.profiler.copy_path.click()
+    assert QGuiApplication.clipboard().text() == str(profile)
+    assert window.profiler.select_rank(0)
+    wait_idle(qtbot, window)
+    assert window.profiler.title.text() == "Rank 0 — rank0_ascend_pt"
+    assert window.profiler.title.toolTip() == str(profile / "rank0_ascend_pt")
+
+
+def test_status_bar_speaks_of_the_current_tab(make_window, qtbot):
+    window = make_window("--lang", "en", "--demo", "--tab", "calculator")
+    wait_idle(qtbot, window, timeout=120000)
+    assert "Prediction" not in window.status_label.text()  # the prediction ran in the background
+    window.tabs.setCurrentWidget(window.prediction)
+    assert window.status_label.text().startswith("Prediction: 6 target chip(s)")
+    window.tabs.setCurrentWidget(window.calculator)
+    assert window.status_label.text() == ""
+
+
+def test_cluster_and_empty_folders_show_sentences_not_empty_axes(make_window, qtbot, tmp_path):
+    window = make_window("--lang", "en", "--demo")
+    wait_idle(qtbot, window, timeout=120000)
+    scatter = window.profiler.scatter
+    assert scatter.page.showing_message and "select a rank" in scatter.page.message.text()
+    assert window.profiler.select_rank(2)
+    wait_idle(qtbot, window)
+    assert not scatter.page.showing_message
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    window.open_paths([empty])
+    wait_idle(qtbot, window)
+    text = window.profiler.info.label.text()
+    assert text.startswith("No rank could be loaded. No profiler ranks found")  # sentence case after the stop
+    assert window.profiler.steps_chart.page.showing_message
