@@ -163,10 +163,18 @@ def _json_default(value: object) -> object:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
+#: The option that supplies each input the engine may ask for.
+INPUT_OPTIONS = {"M": "--m", "N": "--n", "K": "--k", "time": "--time-us", "peak": "--chip or --peak-tflops",
+                 "layout": "--layout", "Q/K shapes": "--q-shape and --k-shape", "sparse_mode": "--sparse-mode",
+                 "actual_seq_qlen / actual_seq_kvlen": "--actual-seq-qlen and --actual-seq-kvlen"}
+
+
 def _missing_exit(result_missing: list, command: str) -> int:
-    print(f"mfu {command}: missing inputs:", file=sys.stderr)
+    """One ``error:`` line per missing input: its option and where to find the value."""
     for m in result_missing:
-        print(f"  {m.name} — {m.where}", file=sys.stderr)
+        option = INPUT_OPTIONS.get(m.name)
+        named = f"{m.name} ({option})" if option else m.name
+        print(f"mfu {command}: error: missing {named}: {m.where}", file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -329,22 +337,49 @@ def cmd_chips(args: argparse.Namespace) -> int:
         for name, values in chip.alternatives.items():
             print(f"  alternative '{name}': " + ", ".join(f"{k}={v:g}" for k, v in values.items()))
         print(f"  notes: {chip.notes}")
+        _print_legend([chip])
         return EXIT_OK
-    header = f"{'chip':<48} {'FP16':>8} {'BF16':>8} {'FP32':>7} {'HBM GB/s':>9} {'link':>6}  source·conf"
+    header = (f"{'chip':<48} {'FP16':>8} {'BF16':>8} {'FP32':>7} {'HBM':>7} {'link':>6}  sources · confidence\n"
+              f"{'':<48} {'TFLOP/s':>8} {'TFLOP/s':>8} {'TFLOP/s':>7} {'GB/s':>7} {'GB/s':>6}")
     print(header)
-    print("-" * len(header))
+    print("-" * 112)
     for chip in chips:
         def fmt(col: str, width: int, c=chip) -> str:
             v = c.value(col)
             return f"{'–' if v is None else f'{v:g}':>{width}}"
         print(f"{chip.identifier[:48]:<48} {fmt('cube_fp16_tflops', 8)} {fmt('cube_bf16_tflops', 8)} "
-              f"{fmt('cube_fp32_tflops', 7)} {fmt('hbm_bandwidth_gbs', 9)} {fmt('interconnect_bandwidth', 6)}  "
-              f"{chip.source}·{chip.confidence}")
-    print(f"\n{len(chips)} chips. Details: mfu chips NAME. Add a chip: see README, 'How to add a chip'.")
+              f"{fmt('cube_fp32_tflops', 7)} {fmt('hbm_bandwidth_gbs', 7)} {fmt('interconnect_bandwidth', 6)}  "
+              f"{chip.source} · {chip.confidence}")
+    _print_legend(chips)
+    print(f"\n{len(chips)} chips; '–' = not published. Details: mfu chips NAME. Add a chip: README, section "
+          f"'{README_CHIP_SECTION}'.")
     return EXIT_OK
 
 
+#: The README section on the catalog (the footer of ``mfu chips`` names it; a test keeps them in step).
+README_CHIP_SECTION = "The chip catalog and how to add a chip"
+
+
+def _print_legend(chips: list) -> None:
+    """What the source codes and confidence letters of ``chips`` stand for."""
+    import re
+
+    from mfu_desktop.core.chips import CONFIDENCE_LEGEND, SOURCE_LEGEND
+
+    codes = sorted({c for chip in chips for c in re.split(r"[;,\s]+", chip.source) if c})
+    print("\nsources:")
+    for code in codes:
+        print(f"  {code:<6} {SOURCE_LEGEND.get(code, 'see shared/spec/chips.md, section g')}")
+    letters = sorted({chip.confidence for chip in chips if chip.confidence})
+    print("confidence:")
+    for letter in letters:
+        print(f"  {letter:<6} {CONFIDENCE_LEGEND.get(letter, '')}")
+
+
 # --- parser -------------------------------------------------------------------------------
+
+#: Parsers of commands that have sub-commands (their help is printed when the sub-command is missing).
+_SUBPARSERS: dict[str, argparse.ArgumentParser] = {}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -352,10 +387,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mfu", description="MFU Desktop command line: MFU calculator, profiler analysis, "
                      "cross-chip prediction.")
     parser.add_argument("--version", action="version", version=f"mfu {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser,
+                                title="commands (mfu COMMAND --help for each)")
 
     calc = sub.add_parser("calc", help="MFU of one operator")
-    calc_sub = calc.add_subparsers(dest="kind", required=True, parser_class=_Parser)
+    _SUBPARSERS["calc"] = calc
+    calc_sub = calc.add_subparsers(dest="kind", metavar="KIND", parser_class=_Parser, title="operator kinds")
 
     gemm = calc_sub.add_parser("gemm", help="GEMM / batched matmul: 2·B·M·N·K")
     gemm.add_argument("--m", type=_positive_int, help="M (rows of A and of the output)")
@@ -460,9 +497,16 @@ def _add_profile_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``mfu`` command; return the exit code."""
+    """Run the ``mfu`` command; return the exit code.
+
+    ``mfu`` or ``mfu calc`` alone prints the usage with the list of commands (exit 0).
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        helper = parser if getattr(args, "command", None) is None else _SUBPARSERS[args.command]
+        helper.print_help()
+        return EXIT_OK
     try:
         return int(args.func(args))
     except UsageError as exc:

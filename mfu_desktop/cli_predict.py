@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from mfu_desktop.cli_profile import _NoPath, nothing_analysed, profile_paths
 from mfu_desktop.core.analysis import AnalysisOptions
 from mfu_desktop.core.calibrate import calibrate
 from mfu_desktop.core.chips import ChipCatalog, UnknownChipError
@@ -27,10 +28,18 @@ class _Usage(Exception):
     pass
 
 
-def _load(args: argparse.Namespace, path: Path, catalog: ChipCatalog) -> FolderAnalysis:
-    result = analyze_paths([path], AnalysisOptions(), catalog, use_cache=not args.no_cache)
+class _Nothing(Exception):
+    """Nothing could be analysed: the analysis says why (printed as error lines)."""
+
+    def __init__(self, result: FolderAnalysis) -> None:
+        super().__init__("nothing analysed")
+        self.result = result
+
+
+def _load(args: argparse.Namespace, paths: list[Path], catalog: ChipCatalog) -> FolderAnalysis:
+    result = analyze_paths(paths, AnalysisOptions(), catalog, use_cache=not args.no_cache)
     if not result.ranks:
-        raise _Usage(f"no rank could be read under {path}: " + "; ".join(result.warnings))
+        raise _Nothing(result)
     return result
 
 
@@ -70,7 +79,11 @@ def cmd_predict(args: argparse.Namespace) -> int:
         rules, rule_problems = _rules(args)
         for problem in rule_problems:
             print(f"warning: {problem}", file=sys.stderr)
-        result = _load(args, args.path, catalog)
+        try:
+            paths = profile_paths(args, [args.path] if args.path else [])
+        except _NoPath as exc:
+            raise _Usage(str(exc)) from None
+        result = _load(args, paths, catalog)
         try:
             source, why = choose_source(catalog, args.source, result)
         except UnknownChipError as exc:
@@ -82,7 +95,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
                 target = catalog.find(args.target)
             except UnknownChipError as exc:
                 raise _Usage(f"argument --target: {exc}") from None
-            measured = _load(args, args.calibrate, catalog)
+            measured = _load(args, [args.calibrate], catalog)
             cal = calibrate(rank_inputs(result), rank_inputs(measured), source, target, rules, args.assume_cpu)
             if args.json:
                 print(json.dumps(stamped(cal.to_json()), ensure_ascii=False))
@@ -104,7 +117,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
             raise _Usage(f"argument --targets: {exc}") from None
         if args.out:
             try:
-                forbid_inside(args.out, [args.path])
+                forbid_inside(args.out, paths)
             except ExportError as exc:
                 raise _Usage(f"argument --out: {exc}") from None
         prediction = predict(rank_inputs(result), source, targets, rules, args.assume_cpu,
@@ -122,15 +135,18 @@ def cmd_predict(args: argparse.Namespace) -> int:
         else:
             _print_prediction(prediction, why, args.lang)
         return EXIT_OK
+    except _Nothing as exc:
+        return nothing_analysed("predict", exc.result)
     except _Usage as exc:
         print(f"mfu predict: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE if "argument" in str(exc) else EXIT_NOTHING
+        return EXIT_USAGE
 
 
 def add_predict_command(sub: argparse._SubParsersAction) -> None:
     """Register ``predict`` on the ``mfu`` parser."""
     p = sub.add_parser("predict", help="cross-chip prediction of a profile (and calibration)")
-    p.add_argument("path", type=Path, metavar="PATH", help="profiler folder")
+    p.add_argument("path", type=Path, nargs="?", metavar="PATH", help="profiler folder")
+    p.add_argument("--demo", action="store_true", help="predict the demo profile shipped with MFU Desktop")
     p.add_argument("--source", help=f"chip that ran the profile (default: detected, else {DEFAULT_SOURCE!r})")
     p.add_argument("--targets", help="comma-separated target chips, or 'all' (default: the seed's list + H100)")
     p.add_argument("--catalog", type=Path, action="append", default=[],

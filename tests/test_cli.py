@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from pathlib import Path
 
 from mfu_desktop.cli import main
 
@@ -129,9 +130,37 @@ def test_bad_arguments_exit_2_naming_the_argument(capsys, argv, argument):
 
 
 def test_missing_inputs_listed(capsys):
+    """One error line per missing input, naming its option and where to find the value."""
     code, _, err = run(capsys, "calc", "gemm", "--m", "4096", "--n", "1024", "--time-us", "100")
     assert code == 2
-    assert "K —" in err and "peak —" in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("mfu calc gemm: error: missing K (--k): ")
+    assert lines[1].startswith("mfu calc gemm: error: missing peak (--chip or --peak-tflops): ")
+
+
+@pytest.mark.parametrize("argv", [[], ["calc"]])
+def test_bare_command_prints_usage_with_the_commands(capsys, argv):
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and not err
+    expected = ("calc", "model", "chips", "analyze", "predict") if not argv else ("gemm", "linear", "qk", "fa")
+    assert out.startswith("usage: mfu") and all(name in out for name in expected)
+    assert "required" not in out
+
+
+def test_chips_explains_its_codes_and_names_the_readme_section(capsys):
+    from mfu_desktop.cli import README_CHIP_SECTION
+
+    code, out, _ = run(capsys, "chips")
+    assert code == 0
+    assert "sources:" in out and "  CFG    CANN platform configuration files" in out
+    assert "confidence:" in out and "  B      " in out
+    assert f"README, section '{README_CHIP_SECTION}'" in out
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert f"## {README_CHIP_SECTION}" in readme
+    code, out, _ = run(capsys, "chips", "910B1")
+    # every row has a readable label (no raw column names such as tdp_w)
+    assert "tdp_w" not in out and "memory_gb" not in out and "Power (W)" in out and "AI cores" in out
 
 
 def test_contradictory_fa_shapes_exit_2(capsys):

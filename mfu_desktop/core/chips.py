@@ -55,6 +55,54 @@ COLUMN_LABELS = {
     "hbm_bandwidth_gbs": "HBM bandwidth (GB/s)",
     "interconnect_bandwidth": "Interconnect (GB/s)",
     "cpu": "CPU coefficient (assumption)",
+    "memory_gb": "Memory (GB)",
+    "tdp_w": "Power (W)",
+    "ai_core_count": "AI cores / SMs",
+    "cube_freq_mhz": "Cube clock (MHz)",
+}
+
+#: What the source codes of the catalog stand for (shared/spec/chips.md, section g, has the full references).
+SOURCE_LEGEND = {
+    "CFG": "CANN platform configuration files (hicann/runtime)",
+    "C81": "CANN 8.1.RC1 toolkit platform configs (mirror)",
+    "ISS": "Huawei CANN issue threads quoting the Ascend 950 whitepaper and the A2 formulas",
+    "A2P": "Huawei Atlas 800T/800I/300I A2 product pages",
+    "A3P": "Huawei Atlas 800T/800I A3 product pages",
+    "350P": "Huawei Atlas 350 card product page",
+    "950P": "Atlas 950 SuperPoD specifications (hiascend.com)",
+    "HC25": "Huawei Connect 2025 keynote, as reported by the press",
+    "CM384": "Zuo et al., Serving LLMs on Huawei CloudMatrix384 (arXiv 2506.12708)",
+    "A910": "Ascend 910 launch / Hot Chips 2019 coverage",
+    "CCTV": "CCTV comparison chart of 2025-09-16, as reported",
+    "MEAS": "measured GEMM peaks (gameofdimension/limulidae)",
+    "MLE": "stas00/ml-engineering accelerator tables (each row cites the vendor page)",
+    "MLN": "stas00/ml-engineering network tables",
+    "NVP": "NVIDIA product pages",
+    "GKW": "glennklockwood.com processor pages (NVIDIA whitepapers)",
+    "HPT": "copy of NVIDIA's H100 specification table (hpctech)",
+    "ZDS": "copy of NVIDIA's HGX B200 / GB200 tables",
+    "HMC": "hmc-tech.com non-Tensor FP16/BF16 and TF32 figures",
+    "WDB": "RTX 4090 figures from the Ada whitepaper",
+    "H20S": "H20 specification pages",
+    "L20S": "L20 specification page (topcpu.net)",
+    "V100S": "V100 figures (Cornell CVW)",
+    "NVL": "H100 NVL figures (clawkipedia)",
+    "RFL": "H800 reference figures",
+    "CNS": "A800/H800 China-market specifications",
+    "MLP": "MLCommons inference v4.1 system descriptions",
+    "MIM": "alpharomercoma/MI300X-vs-H200 methodology",
+    "AMDP": "AMD Instinct product pages and ROCm docs",
+    "GCP": "Google Cloud TPU documentation",
+    "SPP": "the seed predictor's devices_info.csv (Ascend/DrivingSDK)",
+    "SMFU": "the seed op-mfu-calculator's peak table",
+    "DER": "derived (formula or architecture ratio; see the row's notes)",
+}
+#: Confidence letters of the catalog (shared/spec/chips.md, section a).
+CONFIDENCE_LEGEND = {
+    "A": "read directly in an official vendor document or configuration file",
+    "B": "a secondary source citing the vendor, or arithmetic on A/B inputs reproducing a vendor total",
+    "C": "a single secondary or press report, a rumour, or one side of an unresolved conflict",
+    "D": "derived here (formula or architecture ratio); the vendor does not publish it",
 }
 
 
