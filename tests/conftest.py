@@ -13,6 +13,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT.parent / "shared" / "samples"
 SPEC = ROOT.parent / "shared" / "spec"
+#: The one skip message of every test that needs ../shared (README: "The shared reference folder").
+SHARED_MISSING = (f"needs the shared reference folder ({ROOT.parent / 'shared'}: public profiler samples and specs), "
+                  "which is not beside this checkout; see the README, 'The shared reference folder'")
+requires_samples = pytest.mark.skipif(not SAMPLES.is_dir(), reason=SHARED_MISSING)
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +37,7 @@ def isolated_user_dirs(tmp_path_factory, monkeypatch):
 def samples() -> Path:
     """The public profiler samples in ../shared/samples (skips when absent)."""
     if not SAMPLES.is_dir():
-        pytest.skip(f"public samples not found at {SAMPLES} (clone the shared/ folder beside the project)")
+        pytest.skip(SHARED_MISSING)
     return SAMPLES
 
 
@@ -41,5 +45,5 @@ def samples() -> Path:
 def spec_dir() -> Path:
     """The reference spec folder ../shared/spec (skips when absent)."""
     if not SPEC.is_dir():
-        pytest.skip(f"reference spec not found at {SPEC} (clone the shared/ folder beside the project)")
+        pytest.skip(SHARED_MISSING)
     return SPEC

@@ -27,10 +27,8 @@ from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.profiler.communication import read_comm_matrix
 from mfu_desktop.core.profiler.step_trace import read_step_trace_csv
 from mfu_desktop.core.shapes import ShapeError, parse_dims, parse_shapes
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, requires_samples
 from tests.hardening.conftest import CASES
-
-requires_samples = pytest.mark.skipif(not SAMPLES.is_dir(), reason=f"public samples not found at {SAMPLES}")
 
 KERNEL_SEEDS = [
     "msprof-analyze/test/ut/advisor/compute_advice/data/kernel_details.csv",  # FlashAttention, PipeUtilization

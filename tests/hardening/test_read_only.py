@@ -19,7 +19,7 @@ import pytest
 
 from mfu_desktop.cli import main as mfu
 from mfu_desktop.core.paths import demo_profile_dir
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, SHARED_MISSING
 
 FOLDERS = [
     "msinsight/test/data/pytorch/text/level1",  # two text ranks, communication files
@@ -53,7 +53,7 @@ def make_writable(root: Path) -> None:
 @pytest.fixture
 def profiles(tmp_path):
     if not SAMPLES.is_dir():
-        pytest.skip(f"public samples not found at {SAMPLES}")
+        pytest.skip(SHARED_MISSING)
     root = tmp_path / "profiles"
     for i, rel in enumerate(FOLDERS):
         shutil.copytree(SAMPLES / rel, root / f"p{i}")
@@ -107,7 +107,7 @@ def test_window_never_writes_into_profiles(profiles, tmp_path, make_window, qtbo
 
 def test_sqlite_is_opened_read_only(tmp_path):
     if not SAMPLES.is_dir():
-        pytest.skip(f"public samples not found at {SAMPLES}")
+        pytest.skip(SHARED_MISSING)
     from mfu_desktop.core.profiler.kernels_db import connect_readonly
 
     db = next((SAMPLES / FOLDERS[1] / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT").glob("ascend_pytorch_*.db"))
