@@ -6,7 +6,9 @@ Usage::
     python packaging/build.py                 # build dist/mfu-desktop/ and run the smoke test
     python packaging/build.py --smoke-only    # test an existing bundle
 
-The smoke test launches the frozen programs the way a user would, offscreen:
+The smoke test first checks that the window's xcb platform plugin is self-contained (``ldd``
+inside the bundle: no "not found", every xcb utility library bundled), then launches the
+frozen programs the way a user would, offscreen:
 ``mfu-desktop --demo --tab TAB --screenshot FILE`` for every tab (fails on a non-zero exit,
 any traceback, a missing Qt plugin or resource, or a missing PNG), and ``mfu chips --json``
 (must list the shipped chips). It prints the bundle size and the start-up time of the
@@ -52,11 +54,50 @@ def run(cmd: list[str], env: dict[str, str], timeout: float = 300) -> tuple[int,
     return proc.returncode, proc.stdout, proc.stderr, time.perf_counter() - start
 
 
+#: Libraries the xcb platform plugin may take from the system: every X11 desktop has them and the GL
+#: stack must match the machine's driver (PyInstaller leaves them out on purpose).
+XCB_SYSTEM_LIBS = ("libxcb.so.1", "libGL.so.1", "libEGL.so.1", "libGLX.so.0", "libGLdispatch.so.0", "libOpenGL.so.0")
+
+
+def check_xcb_plugin(dist: Path = DIST) -> list[str]:
+    """The window's xcb platform plugin must load on a desktop without Qt's extra xcb packages.
+
+    ``ldd`` on ``platforms/libqxcb.so`` inside the bundle, with the bundle's folders first on the
+    library path: no "not found", and every xcb/xkb utility library (``libxcb-icccm``,
+    ``libxcb-keysyms``, ``libxcb-cursor`` … — what Qt says "is needed" when missing) resolved
+    inside the bundle. Returns the problems (empty when the plugin is self-contained).
+    """
+    if not sys.platform.startswith("linux"):
+        return []
+    plugin = next(dist.rglob("platforms/libqxcb.so"), None)
+    if plugin is None:
+        return ["platforms/libqxcb.so is not in the bundle: the window cannot open on X11"]
+    internal = dist / "_internal"
+    env = dict(os.environ, LD_LIBRARY_PATH=os.pathsep.join(str(p) for p in (internal, plugin.parents[2] / "lib")))
+    out = subprocess.run(["ldd", str(plugin)], capture_output=True, text=True, env=env).stdout
+    problems = []
+    for line in out.splitlines():
+        name, _, target = line.strip().partition(" => ")
+        if "not found" in target:
+            problems.append(f"{name} not found for {plugin.name} (install it on the build machine: see "
+                            "packaging/README.md, then rebuild)")
+        elif name.startswith(("libxcb", "libxkbcommon", "libX11-xcb")) and name not in XCB_SYSTEM_LIBS and (
+                str(dist.resolve()) not in str(Path(target.split(" (")[0]).resolve())):
+            problems.append(f"{name} resolves outside the bundle ({target.split(' (')[0]}): it would be missing on "
+                            "a desktop without it")
+    return problems
+
+
 def smoke_test(dist: Path = DIST) -> int:
     """Exercise the frozen bundle; returns the number of failures."""
     gui = dist / f"mfu-desktop{EXE_SUFFIX}"
     cli = dist / f"mfu{EXE_SUFFIX}"
     failures = 0
+    xcb = check_xcb_plugin(dist)
+    for problem in xcb:
+        print(f"FAIL {problem}")
+    print("ok   xcb platform plugin: every library it needs resolves (ldd, bundle first)" if not xcb else "")
+    failures += len(xcb)
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
         env.pop("PYTHONPATH", None)
@@ -99,6 +140,19 @@ def smoke_test(dist: Path = DIST) -> int:
             failures += 1
         code, out, err, seconds = run([str(cli), "predict", str(demo), "--json"], env)
         check(f"mfu predict <bundled demo> --json ({seconds:.1f} s)", code, out, err)
+        code, out, err, seconds = run([str(cli), "analyze", "--demo"], env)
+        if check(f"mfu analyze --demo (the demo inside the bundle, {seconds:.1f} s)", code, out, err) and (
+                "MFU Desktop — 8 rank(s)" not in out):
+            print("FAIL mfu analyze --demo did not analyse the 8-rank demo")
+            failures += 1
+        code, out, err, seconds = run([str(cli)], env)
+        if check("mfu alone prints the commands", code, out, err) and "analyze" not in out:
+            print("FAIL mfu alone did not list its commands")
+            failures += 1
+        font = dist / "_internal" / "mfu_desktop" / "_data" / "resources" / "fonts" / "NotoSansCJKsc-MFUDesktop.otf"
+        if not font.exists():
+            print(f"FAIL the Chinese font subset is not in the bundle ({font})")
+            failures += 1
     print(f"\nbundle: {dist} — {folder_size_mb(dist):.0f} MB")
     print(f"frozen start-up (launch → window rendered → exit): {startup:.2f} s")
     print("smoke test:", "PASSED" if failures == 0 else f"{failures} FAILURE(S)")
