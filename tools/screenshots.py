@@ -5,8 +5,10 @@ Usage::
     QT_QPA_PLATFORM=offscreen python tools/screenshots.py [--out docs/screenshots]
 
 Each image comes from ``mfu-desktop --demo --tab TAB --lang LANG --screenshot FILE`` (a
-fresh process per image, isolated settings), i.e. exactly what a user sees at 1440×900.
-Chinese text needs a CJK font (for example fonts-wqy-microhei on Debian/Ubuntu).
+fresh process per image, isolated settings), i.e. exactly what a user sees at 1440×900. The
+window shows folder names, never paths, so no developer's path reaches the images. Chinese
+text comes from the shipped Noto Sans CJK SC subset when the machine has no CJK font (the
+committed images are rendered on such a machine).
 """
 
 from __future__ import annotations

@@ -86,3 +86,18 @@ def test_cluster_and_empty_folders_show_sentences_not_empty_axes(make_window, qt
     text = window.profiler.info.label.text()
     assert text.startswith("No rank could be loaded. No profiler ranks found")  # sentence case after the stop
     assert window.profiler.steps_chart.page.showing_message
+
+
+def test_no_visible_text_contains_a_path(make_window, qtbot):
+    """What the screenshots show: folder names only (the full path is in tooltips and behind Copy path)."""
+    from PySide6.QtWidgets import QLabel
+
+    from mfu_desktop.core.paths import demo_profile_dir
+
+    window = make_window("--lang", "en", "--demo", "--tab", "profiler", "--rank", "5")
+    wait_idle(qtbot, window, timeout=120000)
+    parent = str(demo_profile_dir().parent)
+    for label in window.findChildren(QLabel):
+        if label.isVisible():
+            assert parent not in label.text(), label.text()
+    assert window.profiler.title.text().startswith("Rank 5 — node0_")
