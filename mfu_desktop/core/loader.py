@@ -22,16 +22,17 @@ import pandas as pd
 
 from mfu_desktop import __version__
 from mfu_desktop.core.paths import user_cache_dir
-from mfu_desktop.core.profiler.communication import CommMatrix, read_comm_matrix, read_comm_matrix_db
-from mfu_desktop.core.profiler.discovery import RankFolder
-from mfu_desktop.core.profiler.info import DeviceInfo, ParallelGroups, load_json, parse_device_info, parse_metadata
-from mfu_desktop.core.profiler.kernels_csv import KernelFileError, KernelTable, read_kernel_csvs
-from mfu_desktop.core.profiler.kernels_db import DbExtras, read_kernel_db
-from mfu_desktop.core.profiler.step_trace import StepTrace, read_step_trace_csv, read_step_trace_db
+from mfu_desktop.core.profiler.communication import CommMatrix
+from mfu_desktop.core.profiler.info import DeviceInfo, ParallelGroups
+from mfu_desktop.core.profiler.kernels_db import DbExtras
+from mfu_desktop.core.profiler.step_trace import StepTrace
 from mfu_desktop.core.progress import Cancelled, Progress, check
+from mfu_desktop.core.readers import reader_named
+from mfu_desktop.core.readers.base import RankFolder
+from mfu_desktop.core.readers.files import fingerprint
 
 #: Bump when the parsed format changes: old cache entries are then ignored.
-CACHE_VERSION = f"{__version__}-1"
+CACHE_VERSION = f"{__version__}-2"
 #: Cache entries beyond this total size are pruned, oldest first.
 CACHE_LIMIT_BYTES = 4 << 30
 #: Ranks parsed at once (pyarrow parses each file with its own threads too).
@@ -69,22 +70,13 @@ class RankData:
     from_cache: bool = False
     load_seconds: float = 0.0
     changed_while_read: bool = False
-
-
-def _fingerprint(paths: list[Path]) -> list[tuple[str, int, int]]:
-    out = []
-    for p in paths:
-        try:
-            st = p.stat()
-            out.append((str(p), st.st_size, st.st_mtime_ns))
-        except OSError:
-            out.append((str(p), -1, -1))
-    return out
+    device_name: str | None = None
+    device: object | None = None  # a GPU's deviceProperties (chip detection), when the reader has them
 
 
 def cache_key(folder: RankFolder) -> str:
     """Cache key of a rank: engine version + resolved paths, sizes and mtimes of its inputs."""
-    payload = json.dumps([CACHE_VERSION, str(folder.path.resolve()), _fingerprint(folder.input_files())])
+    payload = json.dumps([CACHE_VERSION, str(folder.path.resolve()), fingerprint(folder.input_files())])
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
 
@@ -162,36 +154,6 @@ def clear_cache() -> int:
     return removed
 
 
-def _read_kernels(folder: RankFolder, data: RankData) -> KernelTable | None:
-    """Text export first (it has cube_utilization and every column), the database otherwise."""
-    errors: list[str] = []
-    if folder.kernel_csvs:
-        try:
-            table = read_kernel_csvs(folder.kernel_csvs)
-            note = f"kernels from {table.source}"
-            if folder.db is not None:
-                note += f" (the db export {folder.db.name} is also present and not used: never both)"
-            data.kernel_source = note
-            return table
-        except KernelFileError as exc:
-            errors.append(str(exc))
-    if folder.db is not None:
-        try:
-            table, extras = read_kernel_db(folder.db)
-            data.db_extras = extras
-            note = f"kernels from {folder.db.name}"
-            if errors:
-                note += " (text export unusable: " + "; ".join(errors) + ")"
-            data.kernel_source = note
-            return table
-        except KernelFileError as exc:
-            errors.append(str(exc))
-    if not errors:
-        errors.append("no kernel_details.csv, op_summary_*.csv or profiler .db in this folder")
-    data.error = "; ".join(errors)
-    return None
-
-
 def load_rank(folder: RankFolder, use_cache: bool = True, progress: Progress | None = None) -> RankData:
     """Read one rank folder; every failure becomes ``error`` or ``problems``, never an exception.
 
@@ -208,51 +170,16 @@ def load_rank(folder: RankFolder, use_cache: bool = True, progress: Progress | N
             return cached
     check(progress)
     data = RankData(folder=folder, problems=list(folder.problems))
-    inputs_before = _fingerprint(folder.input_files())
-    before = _fingerprint(folder.kernel_csvs)
-    table = _read_kernels(folder, data)
+    inputs_before = fingerprint(folder.input_files())
+    try:
+        reader = reader_named(folder.reader)
+    except KeyError:
+        data.error = f"no reader for {folder.path} ({folder.reader or 'unknown format'})"
+        return data
+    reader.read(folder, data)
     check(progress)
-    if table is not None:
-        data.kernels = table.frame
-        data.missing_columns = table.missing_columns
-        data.problems.extend(table.problems)
-        if table.frame.empty:
-            data.problems.append(f"{table.source} has no kernel rows")
-    after = _fingerprint(folder.kernel_csvs)
-    if before != after:
-        data.incomplete.append(f"{', '.join(p.name for p in folder.kernel_csvs)} changed while it was read: the "
-                               "profiler may still be writing; figures are from a partial file")
-    if folder.producer != "msprof" and not folder.analyse_done:
-        data.incomplete.append("analyse.done marker absent: the profiler may not have finished parsing, or the "
-                               "folder was copied/trimmed")
-    if folder.step_trace is not None:
-        data.step_trace = read_step_trace_csv(folder.step_trace)
-    elif folder.analysis_db is not None:
-        data.step_trace = read_step_trace_db(folder.analysis_db)
-    if data.step_trace is not None:
-        data.problems.extend(data.step_trace.problems)
-    if folder.comm_matrix is not None:
-        data.comm = read_comm_matrix(folder.comm_matrix)
-    elif folder.analysis_db is not None:
-        data.comm = read_comm_matrix_db(folder.analysis_db)
-    if data.comm is not None and data.comm.layout == "empty" and folder.comm_matrix is None:
-        data.comm = None  # Level0 analysis.db has no matrix: not a problem worth reporting
-    if data.comm is not None:
-        data.problems.extend(data.comm.problems)
-    for info_path in folder.device_infos:
-        parsed, problem = load_json(info_path)
-        info = parse_device_info(parsed, info_path)
-        if info is not None:
-            data.device_infos.append(info)
-        elif problem:
-            data.problems.append(problem)
-    if folder.metadata is not None:
-        parsed, problem = load_json(folder.metadata)
-        data.groups = parse_metadata(parsed)
-        if problem:
-            data.problems.append(problem)
     data.load_seconds = time.perf_counter() - started
-    unchanged = _fingerprint(folder.input_files()) == inputs_before
+    unchanged = fingerprint(folder.input_files()) == inputs_before
     data.changed_while_read = not unchanged
     if use_cache and data.error is None and unchanged:
         cache_write(key, data)

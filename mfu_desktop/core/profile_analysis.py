@@ -203,7 +203,7 @@ def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog)
     if data.error is not None or data.kernels is None:
         return RankFailure(folder, data.error or "no kernels could be read")
     extras = data.db_extras
-    chip = resolve_chip(catalog, options.chip, data.device_infos, extras.npu_name if extras else None,
+    chip = resolve_chip(catalog, options.chip, data.device_infos, data.device_name,
                         extras.aicore_mhz if extras else None, data.kernels)
     frame = _cube_utilization_from_cycles(data.kernels, chip) if extras is not None else data.kernels
     annotated = annotate(frame, chip, options)

@@ -16,7 +16,6 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from mfu_desktop.core import loader
 from mfu_desktop.core.analysis import AnalysisOptions
 from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.report import ExportError, atomic_write, export_analysis, write_csv, write_xlsx
@@ -112,7 +111,9 @@ def test_missing_analyse_done_is_reported_incomplete(tmp_path):
 def test_csv_growing_while_read_is_reported_incomplete(tmp_path, monkeypatch):
     rank = make_rank(tmp_path, "a_ascend_pt", 0, [GOOD] * 50)
     csv_path = rank / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
-    real_read = loader._read_kernels
+    from mfu_desktop.core.readers import ascend
+
+    real_read = ascend._read_kernels
 
     def read_while_the_profiler_appends(folder, data):
         table = real_read(folder, data)
@@ -120,7 +121,7 @@ def test_csv_growing_while_read_is_reported_incomplete(tmp_path, monkeypatch):
             fh.write(GOOD + "\n")
         return table
 
-    monkeypatch.setattr(loader, "_read_kernels", read_while_the_profiler_appends)
+    monkeypatch.setattr(ascend, "_read_kernels", read_while_the_profiler_appends)
     r = analyze_paths([tmp_path], AnalysisOptions(), use_cache=False).ranks[0]
     assert any("changed while it was read" in note for note in r.data.incomplete)
     assert any("changed while it was read" in w for w in r.warnings)
