@@ -488,3 +488,145 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+# --- PyTorch profiler (Kineto) traces ---------------------------------------------------------
+
+#: The H100 SXM as a trace's deviceProperties describe it.
+H100_PROPERTIES = {"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85018279936, "computeMajor": 9,
+                   "computeMinor": 0, "numSms": 132, "warpSize": 32}
+
+
+@dataclass
+class KinetoTruth:
+    """What :func:`write_kineto_trace` wrote: the exact figures a reader must find."""
+
+    flops_per_step: int
+    kernel_us_per_step: float
+    steps: int
+    kernels: int
+    matrix_kernel_us_per_step: float
+
+
+def write_kineto_trace(path: Path, steps: int = 2, layers: int = 2, rank: int | None = 0, tokens: int = 1024,
+                       hidden: int = 1024, heads: int = 16, gzip_output: bool = False,
+                       filler_events: int = 0) -> KinetoTruth:
+    """Write a PyTorch-profiler-shaped trace of a small transformer forward (CUDA, H100).
+
+    Per layer: ``aten::linear`` → ``aten::addmm`` (a GEMM kernel and a memset), causal
+    ``aten::_scaled_dot_product_flash_attention`` (a flash kernel under
+    ``aten::_flash_attention_forward``), ``aten::mm`` linked by correlation only (no External
+    id), ``aten::add`` (vector), an NCCL all-reduce partly overlapped. ``filler_events``
+    python_function events per step make big files for benchmarks. Written event by event.
+
+    Returns:
+        The exact FLOPs and kernel time per step.
+    """
+    import gzip as _gzip
+
+    def opener(p: Path):
+        return _gzip.open(p, "wt", encoding="utf-8") if gzip_output else p.open("w", encoding="utf-8")
+
+    ext = iter(range(1, 10**9))
+    corr = iter(range(5000, 10**9))
+    t = 1_000_000.0
+    flops_step = 0
+    kernel_us = matrix_us = 0.0
+    kernels = 0
+    d = hidden // heads
+    with opener(path) as fh:
+        header = {"schemaVersion": 1, "deviceProperties": [H100_PROPERTIES], "cuda_runtime_version": 12040,
+                  "record_shapes": 1, "with_flops": 0}
+        if rank is not None:
+            header["distributedInfo"] = {"backend": "nccl", "rank": rank, "world_size": 8}
+        fh.write("{\n")
+        for key, value in header.items():
+            fh.write(f'  "{key}": {json.dumps(value)},\n')
+        fh.write('  "traceEvents": [\n')
+        first = True
+
+        def emit(event: dict) -> None:
+            nonlocal first
+            fh.write(("" if first else ",\n") + "    " + json.dumps(event))
+            first = False
+
+        def op(name: str, ts: float, dur: float, dims: list, types: list, concrete: list | None = None) -> int:
+            e = next(ext)
+            args = {"External id": e, "Input Dims": dims, "Input type": types}
+            if concrete is not None:
+                args["Concrete Inputs"] = concrete
+            emit({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": ts, "dur": dur, "args": args})
+            return e
+
+        def kernel(name: str, ts: float, dur: float, ext_id: int | None, cat: str = "kernel",
+                   launch_ts: float | None = None, stream: int = 7) -> None:
+            nonlocal kernels
+            c = next(corr)
+            args = {"device": 0, "stream": stream, "correlation": c}
+            if ext_id is not None:
+                args["External id"] = ext_id
+            emit({"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": stream, "ts": ts, "dur": dur, "args": args})
+            emit({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                  "ts": launch_ts if launch_ts is not None else ts - 5.0, "dur": 2.0, "args": {"correlation": c}})
+            kernels += 1
+
+        bf16 = "c10::BFloat16"
+        for step in range(1, steps + 1):
+            step_start = t
+            gpu = t + 20.0  # the GPU timeline of this step
+            step_flops = 0
+            for _layer in range(layers):
+                # linear → addmm: GEMM + memset (FLOPs 2·T·H·H spread over both by time)
+                lin = op("aten::linear", t, 40.0, [[tokens, hidden], [hidden, hidden], [hidden]], [bf16] * 3,
+                         ["", "", ""])
+                del lin
+                mm_ext = op("aten::addmm", t + 5.0, 30.0, [[hidden], [tokens, hidden], [hidden, hidden], [], []],
+                            [bf16, bf16, bf16, "Scalar", "Scalar"], ["", "", "", "1", "1"])
+                kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_cublas", gpu, 30.0, mm_ext)
+                kernel("Memset (Device)", gpu + 31.0, 2.0, mm_ext, cat="gpu_memset")
+                step_flops += 2 * tokens * hidden * hidden
+                kernel_us += 32.0
+                matrix_us += 30.0
+                gpu += 34.0
+                # causal SDPA: the kernel hangs under _flash_attention_forward
+                sdpa = op("aten::_scaled_dot_product_flash_attention", t + 50.0, 40.0,
+                          [[1, heads, tokens, d]] * 3 + [[], [], [], []], [bf16] * 3 + ["Scalar"] * 4,
+                          ["", "", "", "0.", "True", "False", ""])
+                del sdpa
+                inner = op("aten::_flash_attention_forward", t + 55.0, 30.0, [[1, tokens, heads, d]] * 3,
+                           [bf16] * 3)
+                kernel("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64>>", gpu, 50.0, inner)
+                step_flops += 2 * heads * (tokens * (tokens + 1) // 2) * (2 * d)
+                kernel_us += 50.0
+                matrix_us += 50.0
+                gpu += 52.0
+                # mm linked by correlation only
+                mm2 = op("aten::mm", t + 100.0, 20.0, [[tokens, hidden], [hidden, 4 * hidden]], [bf16] * 2)
+                del mm2
+                kernel("cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128", gpu, 40.0, None, launch_ts=t + 105.0)
+                step_flops += 2 * tokens * hidden * 4 * hidden
+                kernel_us += 40.0
+                matrix_us += 40.0
+                gpu += 42.0
+                add = op("aten::add", t + 130.0, 10.0, [[tokens, hidden], [tokens, hidden], []], [bf16, bf16, "Scalar"])
+                kernel("void at::native::vectorized_elementwise_kernel<4, add>", gpu, 8.0, add)
+                kernel_us += 8.0
+                gpu += 10.0
+                for _ in range(filler_events):
+                    emit({"ph": "X", "cat": "python_function", "name": "torch/nn/modules/module.py(1736): _call_impl",
+                          "pid": 1, "tid": 1, "ts": t + 1.0, "dur": 0.5, "args": {"Python id": 1}})
+                t += 150.0
+            # an all-reduce on its own stream: half of it overlaps the last kernel
+            ar = op("c10d::allreduce_", t, 10.0, [[hidden, hidden]], [bf16])
+            kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", gpu - 5.0, 20.0,
+                   ar, stream=20)
+            kernel_us += 20.0
+            gpu += 15.0
+            flops_step = step_flops
+            emit({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step}", "pid": 1, "tid": 1,
+                  "ts": step_start, "dur": t + 20.0 - step_start, "args": {"External id": next(ext)}})
+            emit({"ph": "X", "cat": "gpu_user_annotation", "name": f"ProfilerStep#{step}", "pid": 0, "tid": 7,
+                  "ts": step_start + 20.0, "dur": gpu + 30.0 - (step_start + 20.0), "args": {}})
+            t = gpu + 100.0
+        fh.write("\n  ]\n}\n")
+    return KinetoTruth(flops_step, kernel_us / steps, steps, kernels, matrix_us / steps)

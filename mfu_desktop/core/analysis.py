@@ -87,7 +87,7 @@ def _estimates(frame: pd.DataFrame, options: FlopOptions) -> tuple[np.ndarray, l
     rows = np.flatnonzero(lookup(has_rule, type_codes))
     if len(rows) == 0:
         return group, []
-    key_cols = [c for c in (C.OP_TYPE, C.INPUT_SHAPES, C.OUTPUT_SHAPES, C.INPUT_DTYPES, C.OUTPUT_DTYPES)
+    key_cols = [c for c in (C.OP_TYPE, C.INPUT_SHAPES, C.OUTPUT_SHAPES, C.INPUT_DTYPES, C.OUTPUT_DTYPES, C.ATTRIBUTES)
                 if c in frame.columns]
     coded = {c: codes_of(frame[c]) for c in key_cols}
     ids, first = group_ids([coded[c][0][rows] for c in key_cols])
@@ -102,8 +102,9 @@ def _estimates(frame: pd.DataFrame, options: FlopOptions) -> tuple[np.ndarray, l
         table = np.array([str(c) for c in cats] + [None], dtype=object)
         return lookup(table, codes[first_rows]).tolist()
 
-    columns = [cells(c) for c in (C.OP_TYPE, C.INPUT_SHAPES, C.OUTPUT_SHAPES, C.INPUT_DTYPES, C.OUTPUT_DTYPES)]
-    estimates: list[FlopEstimate | None] = [estimate(t or "", i, o, di, do, options) for t, i, o, di, do in
+    columns = [cells(c) for c in (C.OP_TYPE, C.INPUT_SHAPES, C.OUTPUT_SHAPES, C.INPUT_DTYPES, C.OUTPUT_DTYPES,
+                                  C.ATTRIBUTES)]
+    estimates: list[FlopEstimate | None] = [estimate(t or "", i, o, di, do, options, a) for t, i, o, di, do, a in
                                             zip(*columns)]
     return group, estimates
 
@@ -146,10 +147,15 @@ def annotate(frame: pd.DataFrame, chip: ChipResolution, options: AnalysisOptions
     def table(values: list[float | None]) -> np.ndarray:
         return np.array([np.nan if v is None else float(v) for v in values] + [np.nan], dtype=np.float64)[idx]
 
+    # A kernel carries its share of its op's FLOPs (GPU ops launch several kernels; 1 on Ascend).
+    share = frame[C.FLOPS_SHARE].to_numpy(dtype=np.float64) if C.FLOPS_SHARE in frame.columns else None
     flops = table([e.flops if e else None for e in estimates])
+    if share is not None:
+        flops = flops * share
     new["flops"] = flops
     if any(e is not None and e.executed_flops is not None for e in estimates):
-        new["executed_flops"] = table([e.executed_flops if e else None for e in estimates])
+        executed = table([e.executed_flops if e else None for e in estimates])
+        new["executed_flops"] = executed * share if share is not None else executed
     dur = frame[C.DURATION_US].to_numpy(dtype=np.float64)
     dtype_codes = _dtype_codes(frame, options.hf32)
     new["dtype"] = pd.Categorical.from_codes(dtype_codes, categories=[d.value for d in _DTYPES])
@@ -650,7 +656,8 @@ def choose_tier(annotated: pd.DataFrame, mfu: float | None, mfu_range: tuple[flo
     if counted and (mfu is not None or mfu_range is not None):
         return Tier(1, "FLOPs-based MFU", mfu, why)
     if C.INPUT_SHAPES in missing_columns:
-        why.append("no shape columns (Level0 capture: kernel shapes are collected at Level1+)")
+        why.append("no shape columns in the capture (Ascend: Level0 collects none, use Level1+; PyTorch profiler: "
+                   "a GPU-only trace, or record_shapes off)")
     elif counted == 0:
         if status_mask(annotated, Status.NO_RULE).all():
             why.append("no matmul/FlashAttention kernels with a FLOP rule in the profile")

@@ -189,6 +189,60 @@ def _unconfirmed(catalog: ChipCatalog, candidates: list[Chip], why: str) -> Chip
                           candidates=candidates)
 
 
+#: Name tokens of GPU variants (the catalog's model names carry them).
+_GPU_VARIANTS = ("SXM", "PCIE", "NVL")
+
+
+def gpu_candidates(catalog: ChipCatalog, name: str, sms: int | None, memory_gb: float | None) -> list[Chip]:
+    """Catalog rows a GPU's ``deviceProperties`` fit, most specific first.
+
+    ``NVIDIA H100 80GB HBM3`` with 132 SMs → ``H100 SXM`` (the PCIe card has 114 SMs, the NVL
+    94 GB); ``NVIDIA A100-SXM4-80GB`` → ``A100 SXM 80GB``; ``AMD Instinct MI300X VF`` → ``MI300X``.
+    """
+    text = name.upper().replace("-", " ").replace("_", " ")
+    tokens = set(text.split())
+    vendor = "AMD" if "AMD" in tokens else ("NVIDIA" if "NVIDIA" in tokens else "")
+    rows = [c for c in catalog.chips if (not vendor or c.vendor.upper() == vendor)]
+    family = [c for c in rows if c.model.split()[0].upper() in tokens]
+    if not family:
+        return []
+    variant = next((v for v in _GPU_VARIANTS if any(v in t for t in tokens)), None)
+    if variant:
+        same = [c for c in family if variant in c.model.upper().replace("-", " ")]
+        family = same or family
+    elif len(family) > 1 and sms:
+        # H100: the PCIe card has 114 SMs, SXM and NVL 132
+        if sms < 120 and any("PCIE" in c.model.upper() for c in family):
+            family = [c for c in family if "PCIE" in c.model.upper()]
+        else:
+            family = [c for c in family if "PCIE" not in c.model.upper()] or family
+    if len(family) > 1 and memory_gb:
+        def distance(c: Chip) -> float:
+            mem = c.value("memory_gb")
+            return abs(mem - memory_gb) if mem else float("inf")
+
+        best = min(distance(c) for c in family)
+        family = [c for c in family if distance(c) <= best + 1.0]
+    return family
+
+
+def _resolve_gpu(catalog: ChipCatalog, device: object) -> ChipResolution:
+    name = str(getattr(device, "name", ""))
+    sms = getattr(device, "sms", None)
+    mem_gib = getattr(device, "memory_gb", None)
+    memory_gb = mem_gib * 2**30 / 1e9 if mem_gib else None  # deviceProperties count bytes; the catalog counts GB
+    matches = gpu_candidates(catalog, name, sms, memory_gb)
+    described = f"deviceProperties: {name}" + (f", {sms} SMs" if sms else "") + (
+        f", {memory_gb:.0f} GB" if memory_gb else "")
+    if len(matches) == 1:
+        return ChipResolution(matches[0], True, f"{described} → {matches[0].display_name}")
+    if matches:
+        return ChipResolution(None, False, f"chip not confirmed ({described} fits "
+                              f"{', '.join(c.model for c in matches)}): MFU shown as a range", candidates=matches)
+    return ChipResolution(None, False, f"{described}: no catalog row — add it (Tools → Chip catalog) or choose a "
+                          "chip to get an MFU", candidates=[])
+
+
 def resolve_chip(
     catalog: ChipCatalog,
     user_choice: str | None = None,
@@ -196,12 +250,24 @@ def resolve_chip(
     npu_name: str | None = None,
     db_mhz: float | None = None,
     frame: pd.DataFrame | None = None,
+    gpu: object | None = None,
 ) -> ChipResolution:
     """Decide the chip of one rank from all the evidence (see the module docstring).
+
+    Args:
+        catalog: The chip catalog.
+        user_choice: The chip the user named (overrides detection).
+        device_infos: Ascend ``info.json`` evidence.
+        npu_name: ``NPU_INFO.name`` of an Ascend database.
+        db_mhz: ``AICORE_FREQ`` of an Ascend database.
+        frame: The kernels (hardware-counter identities).
+        gpu: A GPU's ``deviceProperties`` (name, SM count, memory) from a PyTorch profiler trace.
 
     Raises:
         UnknownChipError: When ``user_choice`` names no catalog row.
     """
+    if gpu is not None and not user_choice:
+        return _resolve_gpu(catalog, gpu)
     cores = mhz = None
     evidence = ""
     for info in device_infos or []:

@@ -19,15 +19,16 @@ class ComputeDtype(StrEnum):
 #: Profiler dtype spellings (kernel_details, op_summary, DB) → compute dtype.
 _ALIASES: dict[str, ComputeDtype] = {}
 for _names, _dtype in (
-    (("FLOAT16", "DT_FLOAT16", "FP16", "HALF", "DT_HALF", "F16", "FLOAT16_T"), ComputeDtype.FP16),
-    (("DT_BF16", "BF16", "BFLOAT16", "DT_BFLOAT16"), ComputeDtype.BF16),
+    (("FLOAT16", "DT_FLOAT16", "FP16", "HALF", "DT_HALF", "F16", "FLOAT16_T", "C10::HALF"), ComputeDtype.FP16),
+    (("DT_BF16", "BF16", "BFLOAT16", "DT_BFLOAT16", "C10::BFLOAT16"), ComputeDtype.BF16),
     (("FLOAT", "DT_FLOAT", "FLOAT32", "DT_FLOAT32", "FP32", "DT_FP32", "F32"), ComputeDtype.FP32),
     (("HF32", "TF32"), ComputeDtype.HF32),
-    (("INT8", "DT_INT8"), ComputeDtype.INT8),
+    (("INT8", "DT_INT8", "SIGNED CHAR", "C10::QINT8"), ComputeDtype.INT8),
     (
         (
             "FP8", "DT_FLOAT8_E4M3FN", "DT_FLOAT8_E5M2", "FLOAT8_E4M3FN", "FLOAT8_E5M2",
-            "DT_HIFLOAT8", "HIFLOAT8", "E4M3", "E5M2",
+            "DT_HIFLOAT8", "HIFLOAT8", "E4M3", "E5M2", "C10::FLOAT8_E4M3FN", "C10::FLOAT8_E5M2",
+            "C10::FLOAT8_E4M3FNUZ", "C10::FLOAT8_E5M2FNUZ",
         ),
         ComputeDtype.FP8,
     ),

@@ -87,6 +87,8 @@ class ShapeContext:
     input_dtypes: tuple[str, ...]
     output_dtypes: tuple[str, ...]
     options: FlopOptions = field(default_factory=FlopOptions)
+    #: Scalar arguments of the call where the profiler records them (Kineto "Concrete Inputs").
+    attributes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -120,19 +122,25 @@ class FlopEstimate:
 Rule = Callable[[ShapeContext], FlopEstimate]
 _RULES: list[tuple[tuple[str, ...], bool, Rule]] = []
 _SHAPE_FREE: set[Rule] = set()
+#: Rules that read only the inputs (framework ops: the profiler records no output shapes).
+_INPUTS_ONLY: set[Rule] = set()
 
 
-def register(*prefixes: str, exact: bool = False, needs_shapes: bool = True) -> Callable[[Rule], Rule]:
+def register(*prefixes: str, exact: bool = False, needs_shapes: bool = True,
+             inputs_only: bool = False) -> Callable[[Rule], Rule]:
     """Register a rule for operator types starting with (or equal to) one of ``prefixes``.
 
     Rules registered earlier win; put specific names before general prefixes. A rule with
-    ``needs_shapes=False`` is called even when the shapes are ``N/A``.
+    ``needs_shapes=False`` is called even when the shapes are ``N/A``; one with
+    ``inputs_only=True`` needs no output shapes (framework ops, whose outputs are not recorded).
     """
 
     def wrap(rule: Rule) -> Rule:
         _RULES.append((prefixes, exact, rule))
         if not needs_shapes:
             _SHAPE_FREE.add(rule)
+        if inputs_only:
+            _INPUTS_ONLY.add(rule)
         return rule
 
     return wrap
@@ -155,10 +163,13 @@ ESTIMATE_CACHE_SIZE = 1 << 16
 
 @functools.lru_cache(maxsize=ESTIMATE_CACHE_SIZE)
 def estimate(op_type: str, input_shapes: str | None, output_shapes: str | None, input_dtypes: str | None,
-             output_dtypes: str | None, options: FlopOptions | None = None) -> FlopEstimate | None:
+             output_dtypes: str | None, options: FlopOptions | None = None,
+             attributes: str | None = None) -> FlopEstimate | None:
     """FLOPs of one kernel shape from the profiler's cells; ``None`` when the type has no rule.
 
-    Pure and cached (the estimate is immutable): the same cells give the same object.
+    ``attributes`` are the call's scalar arguments separated by ``;`` (Kineto's "Concrete
+    Inputs": strides, paddings, ``is_causal`` …). Pure and cached (the estimate is immutable):
+    the same cells give the same object.
     """
     rule = rule_for(op_type)
     if rule is None:
@@ -167,13 +178,13 @@ def estimate(op_type: str, input_shapes: str | None, output_shapes: str | None, 
         return rule(ShapeContext(op_type, None, None, (), (), options or FlopOptions()))
     try:
         inputs = parse_shapes(input_shapes)
-        outputs = parse_shapes(output_shapes)
+        outputs = parse_shapes(output_shapes) if rule not in _INPUTS_ONLY else ()
     except ShapeError as exc:
         return FlopEstimate(None, f"malformed shapes: {exc}")
     if inputs is None or outputs is None:
         return FlopEstimate(None, "shapes N/A (Level0 capture, or shapes not collected)")
     ctx = ShapeContext(op_type, inputs, outputs, parse_dtypes(input_dtypes), parse_dtypes(output_dtypes),
-                       options or FlopOptions())
+                       options or FlopOptions(), tuple(attributes.split(";")) if attributes else ())
     try:
         return rule(ctx)
     except FlopError as exc:
@@ -462,3 +473,7 @@ def registered_prefixes() -> list[str]:
 
 __all__ = ["Confidence", "FlopEstimate", "FlopOptions", "ShapeContext", "estimate", "numel", "register",
            "registered_prefixes", "rule_for"]
+
+
+# Operator formulas in their own modules register themselves on import (one line each).
+from mfu_desktop.core import flops_aten  # noqa: E402, F401  (PyTorch ATen ops: the GPU traces)

@@ -203,8 +203,8 @@ def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog)
     if data.error is not None or data.kernels is None:
         return RankFailure(folder, data.error or "no kernels could be read")
     extras = data.db_extras
-    chip = resolve_chip(catalog, options.chip, data.device_infos, data.device_name,
-                        extras.aicore_mhz if extras else None, data.kernels)
+    chip = resolve_chip(catalog, options.chip, data.device_infos, data.device_name if data.device is None else None,
+                        extras.aicore_mhz if extras else None, data.kernels, data.device)
     frame = _cube_utilization_from_cycles(data.kernels, chip) if extras is not None else data.kernels
     annotated = annotate(frame, chip, options)
     release_memory()
@@ -455,6 +455,8 @@ def rank_json(r: RankAnalysis, top_n: int | None = None) -> dict[str, object]:
     return {
         "rank": s.rank,
         "path": s.path,
+        "vendor": r.folder.vendor,
+        "format": r.folder.reader,
         "chip": s.chip,
         "peak_source": s.peak_source,
         "kernels": s.kernels,

@@ -28,10 +28,16 @@ INPUT_FORMATS = "input_formats"
 OUTPUT_SHAPES = "output_shapes"
 OUTPUT_DTYPES = "output_dtypes"
 OUTPUT_FORMATS = "output_formats"
+#: A framework op's scalar arguments, ``;``-separated (Kineto "Concrete Inputs"): conv strides, is_causal …
+ATTRIBUTES = "attributes"
+#: The share of its op's FLOPs a kernel carries (an op's FLOPs spread over its kernels by time; 1 on Ascend).
+FLOPS_SHARE = "flops_share"
+STREAM_ID = "stream_id"
 
 #: Text columns stored as categoricals (few distinct values, millions of rows). Formats and OP State
 #: are not read: nothing uses them.
-CATEGORY_COLUMNS = (NAME, OP_TYPE, CORE_TYPE, HF32_ELIGIBLE, INPUT_SHAPES, INPUT_DTYPES, OUTPUT_SHAPES, OUTPUT_DTYPES)
+CATEGORY_COLUMNS = (NAME, OP_TYPE, CORE_TYPE, HF32_ELIGIBLE, INPUT_SHAPES, INPUT_DTYPES, OUTPUT_SHAPES, OUTPUT_DTYPES,
+                    ATTRIBUTES)
 #: Integer id columns (nullable).
 INT_COLUMNS = (STEP_ID, DEVICE_ID, BLOCK_DIM, MIX_BLOCK_DIM)
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from mfu_desktop.core.readers.ascend import AscendTorchReader, MsprofReader
 from mfu_desktop.core.readers.base import Discovery, RankFolder, Reader
+from mfu_desktop.core.readers.kineto import KinetoReader
 
 #: Every reader, asked in this order (the first that recognises a folder wins).
 READERS: tuple[Reader, ...] = (
     AscendTorchReader(),
     MsprofReader(),
+    KinetoReader(),
 )
 
 
