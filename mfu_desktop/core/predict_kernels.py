@@ -157,13 +157,16 @@ def kernel_inputs(kernels: pd.DataFrame) -> KernelInputs:
         "fallback_memory_us": sums(ids[fallback & is_vec], g, dur[fallback & is_vec]),
     })
     if fallback.any():
-        flags.append(f"{int(fallback.sum()):,} compute kernels have no pipe times (Level0, or aic_metrics other "
-                     "than PipeUtilization): predicted by the fallback (cube/mix → compute ratio, vector → "
-                     "memory ratio)")
-    unknown = precision == unknown_code
+        flags.append(f"{int(fallback.sum()):,} compute kernels have no pipe times (Ascend Level0 or aic_metrics "
+                     "other than PipeUtilization; GPU traces have none): predicted by the fallback (cube/mix → "
+                     "compute ratio, vector → memory ratio)")
+    # Only kernels whose time scales with a peak need a precision: a vector kernel without pipe
+    # times is predicted by the bandwidth ratio.
+    uses_peak = ~(fallback & is_vec)
+    unknown = (precision == unknown_code) & uses_peak
     if unknown.any():
         flags.append(f"{int(unknown.sum()):,} compute kernels have no input dtype: the FP16 peaks are used")
-    other = precision == other_code
+    other = (precision == other_code) & uses_peak
     if other.any():
         flags.append(f"{int(other.sum()):,} compute kernels have a non-floating-point input dtype (INT32, INT64, "
                      "BOOL …): the FP16 peaks are used")
@@ -209,10 +212,13 @@ def group_ratios(groups: pd.DataFrame, source: Chip, target: Chip, rules: list[R
     memory_reason = "" if s_bw and t_bw else \
         f"HBM bandwidth not published for {source.display_name if not s_bw else target.display_name}"
     ratios, reasons, labels = [], [], []
-    for unit, precision, op_type in zip(groups["unit"], groups["precision"], groups["type"]):
+    # a group whose time is all predicted by bandwidth needs no peak: its peak caveats do not apply
+    needs_peak = (groups["compute_weighted_us"].to_numpy() + groups["fallback_compute_us"].to_numpy()) > 0
+    for unit, precision, op_type, needed in zip(groups["unit"], groups["precision"], groups["type"], needs_peak):
         s_col, s_flag = _peak_column(unit, precision, source)
         t_col, t_flag = _peak_column(unit, precision, target)
-        flags.update(f for f in (s_flag, t_flag) if f)
+        if needed:
+            flags.update(f for f in (s_flag, t_flag) if f)
         s_val, t_val = source.value(s_col), target.value(t_col)
         names = []
         s_fac = t_fac = 1.0
@@ -254,11 +260,14 @@ def target_totals(inputs: KernelInputs, source: Chip, target: Chip, rules: list[
     r = group_ratios(g, source, target, rules)
     cr = r.compute_ratio
     mr = r.memory_ratio
-    predicted_g = (cr * g["compute_weighted_us"].to_numpy() + mr * g["memory_weighted_us"].to_numpy()
-                   + cr * g["fallback_compute_us"].to_numpy() + mr * g["fallback_memory_us"].to_numpy())
-    # A group is predictable when every ratio its kernels use is known.
-    needs_cr = (g["compute_weighted_us"].to_numpy() + g["fallback_compute_us"].to_numpy()) > 0
-    needs_mr = (g["memory_weighted_us"].to_numpy() + g["fallback_memory_us"].to_numpy()) > 0
+    compute_us = g["compute_weighted_us"].to_numpy() + g["fallback_compute_us"].to_numpy()
+    memory_us = g["memory_weighted_us"].to_numpy() + g["fallback_memory_us"].to_numpy()
+    # A group is predictable when every ratio its kernels use is known (a ratio it does not use may be
+    # unknown: a vector kernel predicted by bandwidth needs no vector peak).
+    needs_cr = compute_us > 0
+    needs_mr = memory_us > 0
+    with np.errstate(invalid="ignore"):
+        predicted_g = np.where(needs_cr, cr * compute_us, 0.0) + np.where(needs_mr, mr * memory_us, 0.0)
     ok = (~needs_cr | np.isfinite(cr)) & (~needs_mr | np.isfinite(mr))
     dur = g["duration_us"].to_numpy()
     by_reason: dict[str, float] = {}

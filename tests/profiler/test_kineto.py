@@ -184,3 +184,24 @@ def test_a_folder_of_traces_is_a_cluster_with_ascend_beside(tmp_path):
                                                         "64,64;64,64", "DT_BF16;DT_BF16", "64,64", "DT_BF16")])
     result = analyze_paths([tmp_path], AnalysisOptions(), use_cache=False)
     assert sorted((r.rank, r.folder.vendor) for r in result.ranks) == [(0, "NVIDIA"), (1, "NVIDIA"), (5, "Huawei")]
+
+
+def test_prediction_with_a_gpu_source(tmp_path):
+    """H100 → MI300X by hand: matrix kernels by the BF16 peak ratio, vector kernels by the HBM ratio (no pipe
+    counters on GPUs); memsets and NCCL kernels are not compute-class."""
+    from mfu_desktop.core.chips import default_catalog
+    from mfu_desktop.core.predict import predict
+    from mfu_desktop.core.predict_inputs import choose_source, rank_inputs
+
+    truth = write_kineto_trace(tmp_path / "a.pt.trace.json", steps=2, layers=2, rank=0)
+    result = analyze_paths([tmp_path], AnalysisOptions(), use_cache=False)
+    catalog = default_catalog()
+    source, why = choose_source(catalog, None, result)
+    assert source.display_name == "NVIDIA H100 SXM" and why == "detected from the profile"
+    p = predict(rank_inputs(result), source, [catalog.find("AMD MI300X"), catalog.find("Huawei Ascend 910B2")])
+    vector_us = 8.0 * 2  # two adds per step
+    assert p.baseline_compute_us == pytest.approx(truth.matrix_kernel_us_per_step + vector_us)
+    mi300 = p.targets[0]
+    expected = truth.matrix_kernel_us_per_step * 989.4 / 1307.4 + vector_us * 3350 / 5300
+    assert mi300.predicted_compute_us == pytest.approx(expected) and not mi300.partial
+    assert {r["class"] for _, r in p.excluded.iterrows()} == {"communication", "memory copy/set"}

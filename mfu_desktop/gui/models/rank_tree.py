@@ -66,8 +66,8 @@ class RankTreeModel(QStandardItemModel):
                 item.setData(i, ROLE_INDEX)
                 mfu = pct(s.mfu_ops) if s.mfu_ops is not None else (
                     f"{pct(s.mfu_ops_range[0])}–{pct(s.mfu_ops_range[1])}" if s.mfu_ops_range else "–")
-                chip = QStandardItem(short_chip(s.chip) if s.chip else self.tr("not confirmed"))
-                chip.setToolTip(f"{s.chip or ''}\n{s.peak_source}".strip())
+                chip = QStandardItem(rank_chip_label(r.folder.vendor, s.chip, self.tr("not confirmed")))
+                chip.setToolTip(f"{r.folder.vendor} · {r.folder.reader}\n{s.chip or ''}\n{s.peak_source}".strip())
                 tier = QStandardItem(f"T{s.tier.tier}")
                 tier.setToolTip(s.tier.label + ("\n" + "\n".join(s.tier.why) if s.tier.why else ""))
                 rgb = (40, 160, 80) if s.tier.tier == 1 else (200, 140, 30) if s.tier.tier == 2 else (200, 70, 60)
@@ -95,6 +95,17 @@ class RankTreeModel(QStandardItemModel):
                 node.appendRow(row)
             # the node joins the model with its ranks attached: one insertion for the view, not one per rank
             self.appendRow([node, *extra])
+
+
+def rank_chip_label(vendor: str, chip: str | None, unconfirmed: str) -> str:
+    """The chip column of a rank: Ascend ranks by their short name, GPU ranks with their vendor.
+
+    ``Ascend 910B2``; ``NVIDIA H100 SXM``; ``AMD · not confirmed`` — so a tree holding Ascend ranks
+    and GPU traces says which is which.
+    """
+    if vendor in ("Huawei", ""):
+        return short_chip(chip) if chip else unconfirmed
+    return chip if chip else f"{vendor} · {unconfirmed}"
 
 
 def short_chip(identifier: str) -> str:
