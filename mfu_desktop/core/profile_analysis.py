@@ -51,8 +51,6 @@ from mfu_desktop.core.profiler.step_trace import StepTrace, read_cluster_step_tr
 from mfu_desktop.core.progress import Progress, check
 from mfu_desktop.core.steps import PER_STEP_CONVENTION, AcrossRanks, across_ranks, captured_steps
 
-UNKNOWN_RANK = -1
-
 
 @dataclass
 class RankAnalysis:
@@ -249,10 +247,10 @@ def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog)
     if n_suspicious:
         warnings.append(f"{n_suspicious} kernels have MFU > 100 % (physically impossible): listed as suspicious, "
                         "kept out of aggregates — check shapes, peak and dtype")
-    rank = folder.rank if folder.rank is not None else UNKNOWN_RANK
+    rank = folder.rank if folder.rank is not None else folder.placeholder
     if folder.rank is None:
-        warnings.append("rank id unknown (no profiler_info rank_id, database RANK_DEVICE_MAP or info.json): shown as "
-                        f"{UNKNOWN_RANK}")
+        warnings.append("rank id unknown (no profiler_info rank_id, database RANK_DEVICE_MAP, info.json or trace "
+                        f"distributedInfo): shown as {rank}")
     summary = RankSummary(
         rank=rank,
         path=str(folder.path),
@@ -285,7 +283,7 @@ def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog)
 def analysis_key(folder: RankFolder, options: AnalysisOptions, catalog: ChipCatalog) -> str:
     """Cache key of an analysis: the rank's inputs, the options and the catalog values."""
     chips = [(c.identifier, sorted((k, v) for k, v in c.values.items() if v is not None)) for c in catalog.chips]
-    payload = repr((CACHE_VERSION, cache_key(folder), options, chips))
+    payload = repr((CACHE_VERSION, cache_key(folder), folder.rank, folder.placeholder, options, chips))
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
 
@@ -315,7 +313,7 @@ def cluster_summary(ranks: list[RankAnalysis], discovery: Discovery, options: An
     for column in ("mfu_ops", "mfu_step", "cube_utilization", "step_time_us"):  # None → NaN, never object
         if column in table:
             table[column] = pd.to_numeric(table[column], errors="coerce").astype(np.float64)
-    slow, threshold = slow_ranks({r.rank: r.summary.step_time_us for r in ranks if r.rank != UNKNOWN_RANK})
+    slow, threshold = slow_ranks({r.rank: r.summary.step_time_us for r in ranks if r.rank >= 0})
     if not table.empty:
         table["slow"] = table["rank"].isin(slow)
     total = Rate()
@@ -412,6 +410,10 @@ def analyze_paths(
     warnings = list(found.warnings)
     for failure in failures:
         warnings.append(f"{failure.folder.label}: not analysed — {failure.reason}")
+    chips = sorted({r.summary.chip or f"an unidentified {r.folder.vendor} chip" for r in ranks})
+    if len(chips) > 1:
+        warnings.append(f"the ranks ran on {len(chips)} different chips ({', '.join(chips)}): cluster figures mix "
+                        "them — to set chips against each other, compare two profiles")
     return FolderAnalysis(found, ranks, failures, cluster_summary(ranks, found, options), options, warnings)
 
 

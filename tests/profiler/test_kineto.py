@@ -205,3 +205,23 @@ def test_prediction_with_a_gpu_source(tmp_path):
     expected = truth.matrix_kernel_us_per_step * 989.4 / 1307.4 + vector_us * 3350 / 5300
     assert mi300.predicted_compute_us == pytest.approx(expected) and not mi300.partial
     assert {r["class"] for _, r in p.excluded.iterrows()} == {"communication", "memory copy/set"}
+
+
+def test_traces_beside_a_rank_folder_are_all_found_and_unknown_ranks_stay_apart(tmp_path):
+    """Traces in the dropped folder itself do not hide the Ascend rank folder next to them; two traces without
+    distributedInfo get distinct placeholder ids (-1, -2) everywhere; mixing chips is called out."""
+    from tests.helpers import kernel_row, make_rank
+
+    write_kineto_trace(tmp_path / "a.pt.trace.json", steps=1, layers=1, rank=None)
+    write_kineto_trace(tmp_path / "b.pt.trace.json", steps=1, layers=1, rank=None)
+    make_rank(tmp_path, "npu_ascend_pt", 5, [kernel_row("mm", "MatMulV2", "AI_CORE", "1767225600000001.5", 10.0,
+                                                        "64,64;64,64", "DT_BF16;DT_BF16", "64,64", "DT_BF16")])
+    found = discover(tmp_path)
+    assert [(r.reader, r.rank, r.placeholder) for r in found.ranks] == [
+        ("ascend", 5, -1), ("kineto", None, -1), ("kineto", None, -2)]
+    result = analyze_paths([tmp_path], AnalysisOptions(), use_cache=False)
+    assert [r.rank for r in result.ranks] == [5, -1, -2]
+    assert result.cluster.table["rank"].tolist() == [5, -1, -2]
+    assert any("shown as -2" in w for w in result.ranks[2].warnings)
+    mixed = [w for w in result.warnings if "different chips" in w]
+    assert len(mixed) == 1 and "NVIDIA H100 SXM" in mixed[0]

@@ -25,17 +25,19 @@ MAX_DEPTH = 8
 _SKIP_DIRS = {"FRAMEWORK", "logs", "host", "__pycache__", ".git", "node_modules"}
 
 
-def discover(paths: list[Path | str], max_depth: int = MAX_DEPTH) -> Discovery:
+def discover(paths: list[Path | str] | Path | str, max_depth: int = MAX_DEPTH) -> Discovery:
     """Find every rank under the dropped paths, asking the registered readers.
 
     Args:
-        paths: Folders or files the user dropped.
+        paths: Folders or files the user dropped (or one of them).
         max_depth: How many folder levels below each path to search.
 
     Returns:
         The ranks (sorted by rank id), cluster-level output folders, and warnings for
         anything that was not a profile (a file, a folder without ranks, duplicate ranks).
     """
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
     roots = [Path(p).expanduser() for p in paths]
     result = Discovery(roots=roots)
     visited: set[tuple[int, int]] = set()
@@ -72,6 +74,8 @@ def discover(paths: list[Path | str], max_depth: int = MAX_DEPTH) -> Discovery:
                 "re-runs? All are loaded; compare their capture times"
             )
     result.ranks.sort(key=lambda r: (r.rank is None, r.rank if r.rank is not None else 0, str(r.path)))
+    for n, rank in enumerate(r for r in result.ranks if r.rank is None):
+        rank.placeholder = -1 - n
     return result
 
 
@@ -88,9 +92,10 @@ def _walk(path: Path, root: Path, depth: int, max_depth: int, visited: set[tuple
     visited.add(key)
     for reader in READERS:
         ranks = reader.ranks_in_dir(path, root)
-        if ranks is not None:
+        if ranks:
             result.ranks.extend(ranks)
-            return
+            if reader.claims_folder:
+                return
     if any(reader.is_cluster_output(path) for reader in READERS):
         result.cluster_dirs.append(path)
         return

@@ -247,6 +247,7 @@ class AscendTorchReader:
 
     name = "ascend"
     looks_for = "*_ascend_pt/ASCEND_PROFILER_OUTPUT or kernel_details.csv"
+    claims_folder = True
 
     def ranks_in_dir(self, path: Path, root: Path) -> list[RankFolder] | None:
         if path.name == OUTPUT_DIR:
@@ -279,6 +280,7 @@ class MsprofReader:
 
     name = "msprof"
     looks_for = "PROF_*/mindstudio_profiler_output"
+    claims_folder = True
 
     def ranks_in_dir(self, path: Path, root: Path) -> list[RankFolder] | None:
         if path.name == MSPROF_OUTPUT_DIR and path.parent.name.startswith("PROF_"):

@@ -31,6 +31,8 @@ class RankFolder:
         files: The rank's input files by role (a reader's own vocabulary).
         rank: Rank id, or ``None`` when nothing says it.
         rank_origin: Where the rank id came from.
+        placeholder: The id shown while ``rank`` is ``None`` (-1, -2, … in discovery order, so two
+            ranks without ids stay apart in every table).
         analyse_done: Whether the producer's "finished" marker exists (Ascend ``analyse.done``).
         config: Capture configuration, when the producer records it.
         problems: Per-rank messages (unreadable info file, …).
@@ -46,6 +48,7 @@ class RankFolder:
     analyse_done: bool = False
     rank: int | None = None
     rank_origin: str = "unknown"
+    placeholder: int = -1
     config: CaptureConfig = field(default_factory=CaptureConfig)
     problems: list[str] = field(default_factory=list)
 
@@ -130,11 +133,14 @@ class Reader(Protocol):
     name: str
     #: Words the "no profiler ranks found" message lists for this reader.
     looks_for: str
+    #: True when a folder holding this reader's ranks is the rank (the walk stops there);
+    #: False when the ranks are files beside other things (the walk goes on below).
+    claims_folder: bool
 
     def ranks_in_dir(self, path: Path, root: Path) -> list[RankFolder] | None:
         """The ranks this folder is (or directly holds); ``None`` when it is not this reader's.
 
-        Returning ranks stops the walk below ``path``.
+        Returning ranks stops the walk below ``path`` when :attr:`claims_folder` is true.
         """
 
     def ranks_in_file(self, path: Path) -> list[RankFolder] | None:

@@ -23,6 +23,14 @@ def safe_is_dir(entry: os.DirEntry) -> bool:
         return False
 
 
+def safe_is_file(entry: os.DirEntry) -> bool:
+    """``entry.is_file()`` that treats an unreadable entry as not a file."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
 def fingerprint(paths: list[Path]) -> list[tuple[str, int, int]]:
     """Path, size and mtime of each file (``-1`` when it cannot be read): a change means a new file."""
     out = []

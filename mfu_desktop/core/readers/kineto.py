@@ -38,7 +38,7 @@ from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.profiler.info import CaptureConfig
 from mfu_desktop.core.profiler.step_trace import StepTrace
 from mfu_desktop.core.readers.base import RankFolder
-from mfu_desktop.core.readers.files import list_dir
+from mfu_desktop.core.readers.files import list_dir, safe_is_file
 
 if TYPE_CHECKING:
     from mfu_desktop.core.loader import RankData
@@ -529,9 +529,10 @@ class KinetoReader:
 
     name = "kineto"
     looks_for = "PyTorch profiler traces (*.pt.trace.json[.gz], Kineto *.json[.gz])"
+    claims_folder = False
 
     def ranks_in_dir(self, path: Path, root: Path) -> list[RankFolder] | None:
-        traces = [Path(e.path) for e in list_dir(path) if e.is_file() and _is_trace_file(Path(e.path))]
+        traces = [Path(e.path) for e in list_dir(path) if safe_is_file(e) and _is_trace_file(Path(e.path))]
         return [_rank_folder(p, root) for p in traces] or None
 
     def ranks_in_file(self, path: Path) -> list[RankFolder] | None:
