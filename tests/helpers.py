@@ -89,3 +89,79 @@ def brute_mask_count(sq: int, skv: int, mode: int, pre: int | None = None, nxt: 
         d = i + (skv - sq)
         keep = (j >= d - pre) & (j <= d + nxt)
     return int(keep.sum())
+
+
+# --- a profiler database (profiler-formats.md §8) -------------------------------------------------
+
+
+def write_profiler_db(path: Path, ops: list[dict], marks: list[tuple[str, int, int, int, str]] = (),
+                      steps: list[tuple[int, int, int]] = (), rank: int = 0, npu: str = "Ascend910B2") -> Path:
+    """An ``ascend_pytorch_profiler_{rank}.db`` following the documented schema 1.0.0 (text via STRING_IDS).
+
+    Args:
+        path: File to write.
+        ops: Framework ops, each ``{"start_ns", "tid", "name", "kernels": [kernel, …]}`` where a kernel is
+            ``{"start_ns", "dur_ns", "name", "type", "core", "inputs", "in_types", "outputs", "out_types"}``.
+            One PYTORCH_API row per op, one TASK + COMPUTE_TASK_INFO per kernel, tied through CONNECTION_IDS.
+        marks: MSTX events ``(domain, start_ns, end_ns, tid, message)``.
+        steps: STEP_TIME rows ``(id, start_ns, end_ns)``.
+        rank: RANK_DEVICE_MAP rank id.
+        npu: NPU_INFO name.
+    """
+    import sqlite3
+
+    strings: dict[str, int] = {}
+
+    def sid(text: str) -> int:
+        return strings.setdefault(text, len(strings) + 1)
+
+    conn = sqlite3.connect(path)
+    conn.executescript("""
+        CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);
+        CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER,
+            globalTaskId INTEGER, globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER,
+            taskId INTEGER, modelId INTEGER);
+        CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockDim INTEGER,
+            mixBlockDim INTEGER, taskType INTEGER, opType INTEGER, inputFormats INTEGER, inputDataTypes INTEGER,
+            inputShapes INTEGER, outputFormats INTEGER, outputDataTypes INTEGER, outputShapes INTEGER,
+            attrInfo INTEGER);
+        CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, name INTEGER,
+            sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, inputShapes INTEGER,
+            callchainId INTEGER, type INTEGER);
+        CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER);
+        CREATE TABLE MSTX_EVENTS (startNs INTEGER, endNs INTEGER, eventType INTEGER, rangeId INTEGER,
+            category INTEGER, message INTEGER, globalTid INTEGER, endGlobalTid INTEGER, domainId INTEGER,
+            connectionId INTEGER);
+        CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);
+        CREATE TABLE NPU_INFO (id INTEGER, name TEXT);
+        CREATE TABLE RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER);
+        CREATE TABLE META_DATA (name TEXT, value TEXT);
+    """)
+    task_id = connection = 0
+    for n, op in enumerate(ops):
+        conn.execute("INSERT INTO PYTORCH_API VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                     (str(op["start_ns"]), str(op["start_ns"] + 5_000), op["tid"], n + 1, sid(op["name"]), n, 0,
+                      sid(""), sid(""), 0, 50001))
+        for k in op["kernels"]:
+            task_id += 1
+            connection += 1
+            conn.execute("INSERT INTO CONNECTION_IDS VALUES (?,?)", (n + 1, connection))
+            conn.execute("INSERT INTO TASK VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                         (k["start_ns"], k["start_ns"] + k["dur_ns"], 0, connection, task_id, 1, sid("KERNEL_AICORE"),
+                          0, 2, task_id, 0))
+            conn.execute("INSERT INTO COMPUTE_TASK_INFO VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         (sid(k["name"]), task_id, 24, 0, sid(k.get("core", "AI_CORE")), sid(k["type"]), sid("ND"),
+                          sid(k.get("in_types", "N/A")), sid(f'"{k["inputs"]}"' if "inputs" in k else "N/A"),
+                          sid("ND"), sid(k.get("out_types", "N/A")),
+                          sid(f'"{k["outputs"]}"' if "outputs" in k else "N/A"), sid("N/A")))
+    for domain, start, end, tid, message in marks:
+        conn.execute("INSERT INTO MSTX_EVENTS VALUES (?,?,?,?,?,?,?,?,?,?)",
+                     (start, end, 2, 0, 0, sid(message), tid, tid, sid(domain), 4000000000))
+    conn.executemany("INSERT INTO STEP_TIME VALUES (?,?,?)", list(steps))
+    conn.execute("INSERT INTO NPU_INFO VALUES (0, ?)", (npu,))
+    conn.execute("INSERT INTO RANK_DEVICE_MAP VALUES (?, 0)", (rank,))
+    conn.execute("INSERT INTO META_DATA VALUES ('SCHEMA_VERSION', '1.0.0')")
+    conn.executemany("INSERT INTO STRING_IDS VALUES (?,?)", [(i, v) for v, i in strings.items()])
+    conn.commit()
+    conn.close()
+    return path

@@ -1,26 +1,63 @@
-"""Per-kernel FLOPs and MFU, aggregates, step MFU and the fallback tiers (mfu.md §2.3, §3.5, §4).
+"""Aggregates of the annotated kernels, step MFU and the fallback tiers (mfu.md §2.3, §3.5, §4).
 
-Input: a rank's canonical kernel frame (see :mod:`profiler.columns`). Output: the annotated
-frame (class, FLOPs, dtype, peak, achieved TFLOP/s, MFU, status, reason …) and the figures
-derived from it. Everything is vectorised over kernels; shape rules run once per distinct
-(type, shapes, dtypes) combination.
+Input: a rank's annotated kernel frame (:func:`mfu_desktop.core.annotate.annotate`: class,
+FLOPs, dtype, peak, achieved TFLOP/s, MFU, status, reason …). Output: the figures derived from
+it. Everything is vectorised over kernels.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.chip_detect import ChipResolution
-from mfu_desktop.core.classify import CLASSES, KernelClass, class_codes
-from mfu_desktop.core.dtypes import ComputeDtype, compute_dtype, first_input_dtype
-from mfu_desktop.core.flops_registry import FlopEstimate, FlopOptions, estimate, rule_for
-from mfu_desktop.core.grouping import categorical, codes_of, counts, group_ids, lookup, slots, sums
+from mfu_desktop.core.annotate import (  # re-exported: the kernel-level half of the analysis
+    DEFAULT_TOP_N,
+    FLOPS_SOURCES,
+    AnalysisOptions,
+    FlopsSource,
+    Status,
+    annotate,
+    class_mask,
+    counted_mask,
+    status_mask,
+)
+from mfu_desktop.core.classify import KernelClass
+from mfu_desktop.core.grouping import codes_of, counts, group_ids, lookup, slots, sums
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.profiler.step_trace import StepTrace
+
+__all__ = [
+    "DEFAULT_TOP_N",
+    "FLOPS_SOURCES",
+    "HW_RATIO_HIGH",
+    "HW_RATIO_LOW",
+    "SLOW_RANK_MARGIN",
+    "AnalysisOptions",
+    "FlopsSource",
+    "KernelClass",
+    "RankSummary",
+    "Rate",
+    "Status",
+    "Tier",
+    "annotate",
+    "by_shape",
+    "by_type",
+    "choose_tier",
+    "class_mask",
+    "counted_mask",
+    "device_busy_proxy",
+    "exclusions",
+    "fine_table",
+    "hot_operators",
+    "ideal_us",
+    "merge_hot_operators",
+    "rate",
+    "slow_ranks",
+    "status_mask",
+    "step_table",
+]
 
 #: Hardware cube FLOPs sit 1–9 % above model FLOPs on real matmuls (tile padding); a ratio
 #: outside this band points at a shape-parsing error (profiler-formats.md §3.7).
@@ -28,236 +65,6 @@ HW_RATIO_LOW = 0.99
 HW_RATIO_HIGH = 1.15
 #: A rank whose step time exceeds the fastest rank's by more than this is "slow".
 SLOW_RANK_MARGIN = 0.05
-#: Hot-operator lists show this many rows by default.
-DEFAULT_TOP_N = 10
-
-
-class Status(StrEnum):
-    """Whether a kernel's FLOPs-based MFU counts."""
-
-    COUNTED = "counted"
-    SUSPICIOUS = "suspicious"  # MFU > 100 %: kept out of aggregates
-    EXCLUDED = "excluded"  # a countable type that could not be counted (reason given)
-    NO_RULE = "no FLOP rule"  # vector, communication … (not matmul-unit work)
-
-
-@dataclass(frozen=True)
-class AnalysisOptions:
-    """User choices that change the figures; stamped into every report.
-
-    Attributes:
-        chip: Chip name chosen by the user (overrides detection), or ``None``.
-        hf32: FP32 matmuls ran with HF32/TF32 (uses the HF32 peak where ``HF32 Eligible`` ≠ NO).
-        flops: FlashAttention and mask conventions.
-        include_suspicious: Keep MFU > 100 % kernels in aggregates (off by default).
-        top_n: Rows in the hot-operator lists.
-    """
-
-    chip: str | None = None
-    hf32: bool = False
-    flops: FlopOptions = field(default_factory=FlopOptions)
-    include_suspicious: bool = False
-    top_n: int = DEFAULT_TOP_N
-
-    def describe(self) -> list[str]:
-        """Conventions as text lines."""
-        return [
-            "MFU = Σ (FLOPs_i / peak_i) / Σ t_i over counted kernels (operator achievement rate, 算子达成率)",
-            "step MFU = Σ FLOPs_i / peak_i over the step time Computing + Communication(Not Overlapped) + Free",
-            f"FP32 matmuls use the {'HF32/TF32' if self.hf32 else 'FP32 (HF32 off)'} peak",
-            "kernels with MFU > 100 % are " + ("kept in" if self.include_suspicious else "kept out of") + " aggregates",
-            *self.flops.describe(),
-        ]
-
-
-# --- annotation -----------------------------------------------------------------------------
-
-_STATUSES = [s.value for s in Status]
-_DTYPES = [d for d in ComputeDtype]
-
-
-def _estimates(frame: pd.DataFrame, options: FlopOptions) -> tuple[np.ndarray, list[FlopEstimate | None]]:
-    """Group index per row (−1 = no FLOP rule) and one estimate per distinct (type, shapes, dtypes)."""
-    n = len(frame)
-    group = np.full(n, -1, dtype=np.int64)
-    if C.OP_TYPE not in frame.columns or n == 0:
-        return group, []
-    type_codes, type_cats = codes_of(frame[C.OP_TYPE])
-    has_rule = np.array([rule_for(str(t)) is not None for t in type_cats] + [False])
-    rows = np.flatnonzero(lookup(has_rule, type_codes))
-    if len(rows) == 0:
-        return group, []
-    key_cols = [c for c in (C.OP_TYPE, C.INPUT_SHAPES, C.OUTPUT_SHAPES, C.INPUT_DTYPES, C.OUTPUT_DTYPES, C.ATTRIBUTES)
-                if c in frame.columns]
-    coded = {c: codes_of(frame[c]) for c in key_cols}
-    ids, first = group_ids([coded[c][0][rows] for c in key_cols])
-    group[rows] = ids
-    first_rows = rows[first]
-
-    def cells(col: str) -> list[str | None]:
-        """The column's text at each group's first row (None when missing)."""
-        if col not in coded:
-            return [None] * len(first_rows)
-        codes, cats = coded[col]
-        table = np.array([str(c) for c in cats] + [None], dtype=object)
-        return lookup(table, codes[first_rows]).tolist()
-
-    columns = [cells(c) for c in (C.OP_TYPE, C.INPUT_SHAPES, C.OUTPUT_SHAPES, C.INPUT_DTYPES, C.OUTPUT_DTYPES,
-                                  C.ATTRIBUTES)]
-    estimates: list[FlopEstimate | None] = [estimate(t or "", i, o, di, do, options, a) for t, i, o, di, do, a in
-                                            zip(*columns)]
-    return group, estimates
-
-
-def _dtype_codes(frame: pd.DataFrame, hf32: bool) -> np.ndarray:
-    """Compute dtype per row as an index into ``_DTYPES`` (−1 = unknown)."""
-    n = len(frame)
-    if C.INPUT_DTYPES not in frame.columns:
-        return np.full(n, -1, dtype=np.int8)
-    codes, cats = codes_of(frame[C.INPUT_DTYPES])
-    table = []
-    for c in cats:
-        d = compute_dtype(first_input_dtype(str(c)))
-        table.append(_DTYPES.index(d) if d is not None else -1)
-    out = lookup(np.array([*table, -1], dtype=np.int8), codes)
-    if hf32:
-        fp32, hf = _DTYPES.index(ComputeDtype.FP32), _DTYPES.index(ComputeDtype.HF32)
-        eligible = np.ones(n, dtype=bool)
-        if C.HF32_ELIGIBLE in frame.columns:
-            e_codes, e_cats = codes_of(frame[C.HF32_ELIGIBLE])
-            no = np.array([str(c).upper() == "NO" for c in e_cats] + [False])
-            eligible = ~lookup(no, e_codes)
-        out = np.where((out == fp32) & eligible, hf, out).astype(np.int8)
-    return out
-
-
-def annotate(frame: pd.DataFrame, chip: ChipResolution, options: AnalysisOptions) -> pd.DataFrame:
-    """Add class, FLOPs, dtype, peak, achieved TFLOP/s, MFU, status and reason to a kernel frame.
-
-    The input frame is not modified: a new frame shares its columns and adds the new ones.
-    """
-    n = len(frame)
-    new: dict[str, object] = {}
-    new["klass"] = pd.Categorical.from_codes(class_codes(frame), categories=CLASSES)
-    group, estimates = _estimates(frame, options.flops)
-    g = len(estimates)
-    new["shape_group"] = group.astype(np.int32)
-    idx = np.where(group < 0, g, group)
-
-    def table(values: list[float | None]) -> np.ndarray:
-        return np.array([np.nan if v is None else float(v) for v in values] + [np.nan], dtype=np.float64)[idx]
-
-    # A kernel carries its share of its op's FLOPs (GPU ops launch several kernels; 1 on Ascend).
-    share = frame[C.FLOPS_SHARE].to_numpy(dtype=np.float64) if C.FLOPS_SHARE in frame.columns else None
-    flops = table([e.flops if e else None for e in estimates])
-    if share is not None:
-        flops = flops * share
-    new["flops"] = flops
-    if any(e is not None and e.executed_flops is not None for e in estimates):
-        executed = table([e.executed_flops if e else None for e in estimates])
-        new["executed_flops"] = executed * share if share is not None else executed
-    dur = frame[C.DURATION_US].to_numpy(dtype=np.float64)
-    dtype_codes = _dtype_codes(frame, options.hf32)
-    new["dtype"] = pd.Categorical.from_codes(dtype_codes, categories=[d.value for d in _DTYPES])
-    # Peaks per dtype (a handful): lookup tables indexed by dtype code, last slot = unknown dtype.
-    peak_t = np.full(len(_DTYPES) + 1, np.nan)
-    lo_t = np.full(len(_DTYPES) + 1, np.nan)
-    hi_t = np.full(len(_DTYPES) + 1, np.nan)
-    why_t = [""] * (len(_DTYPES) + 1)
-    for code in np.unique(dtype_codes[dtype_codes >= 0]):
-        dtype = _DTYPES[int(code)]
-        if chip.confirmed:
-            value, why = chip.peak(dtype)
-            if value is not None:
-                peak_t[code] = value.tflops
-            else:
-                why_t[code] = why
-        else:
-            span = chip.peak_range(dtype)
-            if span is not None:
-                lo_t[code], hi_t[code] = span
-            else:
-                why_t[code] = f"no {dtype.value} peak for any candidate chip"
-    d_idx = slots(dtype_codes, len(_DTYPES))
-    peak = peak_t[d_idx]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        achieved = np.where(dur > 0, flops / dur / 1e6, np.nan)
-        mfu = achieved / peak
-        mfu_lo = achieved / hi_t[d_idx]
-        mfu_hi = achieved / lo_t[d_idx]
-    # Per-row rates are float32 for display (7 significant digits); every aggregate recomputes
-    # ideal time from FLOPs and the float64 peaks.
-    new["peak_tflops"] = peak
-    new["achieved_tflops"] = achieved.astype(np.float32)
-    new["mfu"] = mfu.astype(np.float32)
-    if not chip.confirmed:
-        new["peak_lo_tflops"] = lo_t[d_idx]
-        new["peak_hi_tflops"] = hi_t[d_idx]
-        new["mfu_lo"] = mfu_lo.astype(np.float32)
-        new["mfu_hi"] = mfu_hi.astype(np.float32)
-    has_rule = group >= 0
-    known = np.isfinite(flops)
-    bad_time = has_rule & known & ~(dur > 0)
-    no_dtype = has_rule & known & (dtype_codes < 0)
-    has_peak = np.isfinite(peak) if chip.confirmed else np.isfinite(lo_t[d_idx])
-    no_peak = has_rule & known & ~no_dtype & ~has_peak
-    reference = mfu if chip.confirmed else mfu_lo
-    blocked = bad_time | no_dtype | no_peak
-    suspicious = has_rule & known & ~blocked & (reference > 1.0)
-    status = np.full(n, _STATUSES.index(Status.NO_RULE.value), dtype=np.int8)
-    status[has_rule] = _STATUSES.index(Status.COUNTED.value)
-    status[has_rule & ~known] = _STATUSES.index(Status.EXCLUDED.value)
-    status[blocked] = _STATUSES.index(Status.EXCLUDED.value)
-    status[suspicious] = _STATUSES.index(Status.SUSPICIOUS.value)
-    new["status"] = pd.Categorical.from_codes(status, categories=_STATUSES)
-    # Reason: estimate reasons first, then the per-row overrides (few distinct texts).
-    reasons = [e.reason if e else "" for e in estimates]
-    extra = ["duration ≤ 0 or missing", "input dtype unknown: no peak to divide by",
-             "MFU > 100 %: check shapes / peak / dtype", *why_t]
-    texts = [*reasons, "", *extra]
-    r_idx = idx.copy()
-    r_idx = np.where(bad_time, g + 1, r_idx)
-    r_idx = np.where(no_dtype & ~bad_time, g + 2, r_idx)
-    r_idx = np.where(no_peak & ~bad_time & ~no_dtype, g + 4 + d_idx, r_idx)
-    r_idx = np.where(suspicious, g + 3, r_idx)
-    new["reason"] = categorical(texts, r_idx)
-    new["assumption"] = categorical([e.assumption if e else "" for e in estimates] + [""], idx)
-    new["confidence"] = categorical([e.confidence if e and e.flops is not None else "" for e in estimates] + [""], idx)
-    new["flops_detail"] = categorical([e.detail if e else "" for e in estimates] + [""], idx)
-    counted_status = {_STATUSES.index(Status.COUNTED.value)}
-    if options.include_suspicious:
-        counted_status.add(_STATUSES.index(Status.SUSPICIOUS.value))
-    use = np.isin(status, list(counted_status))
-    lost_ref = mfu if chip.confirmed else mfu_hi
-    new["lost_us"] = np.where(use, dur * np.clip(1.0 - lost_ref, 0.0, 1.0), np.nan).astype(np.float32)
-    if "aic_cube_fops" in frame.columns:
-        hw = frame["aic_cube_fops"].to_numpy(dtype=np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            new["hw_ratio"] = np.where(known & (hw > 0), hw / flops, np.nan).astype(np.float32)
-    columns = {c: frame[c] for c in frame.columns}
-    columns.update(new)
-    return pd.DataFrame(columns, copy=False)
-
-
-def counted_mask(annotated: pd.DataFrame, options: AnalysisOptions) -> np.ndarray:
-    """Rows that enter FLOPs-based aggregates."""
-    codes = annotated["status"].cat.codes.to_numpy()
-    mask = codes == _STATUSES.index(Status.COUNTED.value)
-    if options.include_suspicious:
-        mask |= codes == _STATUSES.index(Status.SUSPICIOUS.value)
-    return mask
-
-
-def class_mask(annotated: pd.DataFrame, *classes: KernelClass) -> np.ndarray:
-    """Rows whose kernel class is one of ``classes``."""
-    codes = annotated["klass"].cat.codes.to_numpy()
-    return np.isin(codes, [CLASSES.index(k.value) for k in classes])
-
-
-def status_mask(annotated: pd.DataFrame, *statuses: Status) -> np.ndarray:
-    """Rows whose status is one of ``statuses``."""
-    codes = annotated["status"].cat.codes.to_numpy()
-    return np.isin(codes, [_STATUSES.index(s.value) for s in statuses])
 
 
 @dataclass

@@ -87,8 +87,18 @@ class ShapeContext:
     input_dtypes: tuple[str, ...]
     output_dtypes: tuple[str, ...]
     options: FlopOptions = field(default_factory=FlopOptions)
-    #: Scalar arguments of the call where the profiler records them (Kineto "Concrete Inputs").
+    #: Scalar arguments of the call where the profiler records them: positional (Kineto "Concrete
+    #: Inputs") or ``name=value`` (arguments recorded by marks, e.g. ``input_layout=TND``).
     attributes: tuple[str, ...] = ()
+
+    def named(self, name: str) -> str | None:
+        """The value of a ``name=value`` attribute, or ``None`` when the call has none."""
+        prefix = name + "="
+        for item in self.attributes:
+            item = item.strip()
+            if item.startswith(prefix):
+                return item[len(prefix):].strip()
+        return None
 
 
 @dataclass(frozen=True)
@@ -303,9 +313,13 @@ def _infer_fa(ctx: ShapeContext, q: Shape, k: Shape, backward: bool) -> _FaInfer
     heads: int | None = None
     layout: Layout | None = None
     forced = ctx.options.fa_layout
+    recorded_layout = ctx.named("input_layout")
     if forced and forced != "auto":
         layout = Layout(str(forced).upper())
         notes.append(f"layout {layout.value} (user override)")
+    elif recorded_layout and recorded_layout.upper() in Layout.__members__:
+        layout = Layout(recorded_layout.upper())
+        notes.append(f"layout {layout.value} (recorded input_layout)")
     rank = len(q)
     if layout is None and rank == 4:
         if sm is not None and len(sm) == 4:
@@ -361,9 +375,13 @@ def _infer_fa(ctx: ShapeContext, q: Shape, k: Shape, backward: bool) -> _FaInfer
         raise FlopError(f"Q has rank {rank}; FlashAttention Q is rank 3 or 4")
     # Mask → sparse_mode.
     forced_mode = ctx.options.fa_sparse_mode
+    recorded_mode = ctx.named("sparse_mode")
     if forced_mode not in (None, "auto"):
         mode = int(forced_mode)
         notes.append(f"sparse_mode {mode} (user override)")
+    elif recorded_mode is not None and recorded_mode.isdigit():
+        mode = int(recorded_mode)
+        notes.append(f"sparse_mode {mode} (recorded)")
     elif mask is not None and tuple(mask[-2:]) == COMPRESSED_MASK:
         mode = 2
         notes.append("atten_mask 2048×2048 is the compressed causal mask (sparse_mode 2/3/4): counted as causal, "
@@ -380,6 +398,18 @@ def _infer_fa(ctx: ShapeContext, q: Shape, k: Shape, backward: bool) -> _FaInfer
     return _FaInference(layout, heads, mode, tuple(notes), confidence)
 
 
+def _recorded_lengths(ctx: ShapeContext, name: str) -> tuple[int, ...] | None:
+    """A recorded cumulative ``actual_seq_*len`` attribute (``128,256,512``), or ``None``."""
+    text = ctx.named(name)
+    if not text:
+        return None
+    try:
+        values = tuple(int(x) for x in text.replace(" ", "").strip("[]").split(",") if x)
+    except ValueError:
+        return None
+    return values or None
+
+
 def _rank_confidence(level: str) -> int:
     return {Confidence.LOW: 0, Confidence.MEDIUM: 1, Confidence.HIGH: 2, Confidence.EXACT: 3}[level]
 
@@ -390,15 +420,23 @@ def _flash_attention(ctx: ShapeContext, backward: bool) -> FlopEstimate:
         return FlopEstimate(None, "FlashAttention needs query, key and value shapes")
     q, k, v = inputs[0], inputs[1], inputs[2]
     inference = _infer_fa(ctx, q, k, backward)
-    if inference.layout is Layout.TND:
+    seq_q, seq_kv = _recorded_lengths(ctx, "actual_seq_qlen"), _recorded_lengths(ctx, "actual_seq_kvlen")
+    if inference.layout is Layout.TND and (seq_q is None or seq_kv is None):
         return FlopEstimate(
             None,
             "varlen (TND) without actual_seq_qlen values: the profile records only their shapes; give the "
-            "cumulative lengths in the calculator",
+            "cumulative lengths in the calculator, or record them with a flash_attn_args mark",
             "; ".join(inference.notes), Confidence.LOW,
         )
+    varlen = inference.layout is Layout.TND
     fa = flash_attention_forward(inference.layout, q, k, v, inference.heads, inference.sparse_mode,
+                                 actual_seq_qlen=seq_q if varlen else None,
+                                 actual_seq_kvlen=seq_kv if varlen else None,
                                  convention=ctx.options.mask_convention)
+    if varlen:
+        inference = _FaInference(inference.layout, inference.heads, inference.sparse_mode,
+                                 (*inference.notes, f"recorded actual_seq_qlen {list(seq_q)}, actual_seq_kvlen "
+                                  f"{list(seq_kv)}"), inference.confidence)
     count = fa.count
     executed = None
     if backward:

@@ -27,12 +27,12 @@ from mfu_desktop.core.profiler.info import DeviceInfo, ParallelGroups
 from mfu_desktop.core.profiler.kernels_db import DbExtras
 from mfu_desktop.core.profiler.step_trace import StepTrace
 from mfu_desktop.core.progress import Cancelled, Progress, check
-from mfu_desktop.core.readers import reader_named
+from mfu_desktop.core.readers import ENRICHERS, reader_named
 from mfu_desktop.core.readers.base import RankFolder
 from mfu_desktop.core.readers.files import fingerprint
 
 #: Bump when the parsed format changes: old cache entries are then ignored.
-CACHE_VERSION = f"{__version__}-2"
+CACHE_VERSION = f"{__version__}-3"
 #: Cache entries beyond this total size are pruned, oldest first.
 CACHE_LIMIT_BYTES = 4 << 30
 #: Ranks parsed at once (pyarrow parses each file with its own threads too).
@@ -51,6 +51,7 @@ class RankData:
         comm: Communication matrix (longest links), when present.
         error: Why the rank could not be analysed at all (``None`` when it could).
         problems: Non-fatal problems (skipped rows, unreadable side files …).
+        notes: What else was read (MSTX marks tied to kernels …), shown with the rank's notes.
         incomplete: Reasons to think the folder is not whole (marker missing, file growing).
         from_cache: True when served from the cache.
     """
@@ -66,6 +67,7 @@ class RankData:
     groups: ParallelGroups | None = None
     error: str | None = None
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     incomplete: list[str] = field(default_factory=list)
     from_cache: bool = False
     load_seconds: float = 0.0
@@ -177,6 +179,9 @@ def load_rank(folder: RankFolder, use_cache: bool = True, progress: Progress | N
         data.error = f"no reader for {folder.path} ({folder.reader or 'unknown format'})"
         return data
     reader.read(folder, data)
+    for enricher in ENRICHERS:
+        if data.error is None and enricher.applies(folder, data):
+            enricher.enrich(folder, data)
     check(progress)
     data.load_seconds = time.perf_counter() - started
     unchanged = fingerprint(folder.input_files()) == inputs_before

@@ -273,7 +273,7 @@ def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog)
         device_busy_proxy=proxy,
         hw_flops_ratio=hw_ratio,
     )
-    notes = [data.kernel_source, *step_notes, *options.describe()]
+    notes = [data.kernel_source, *data.notes, *step_notes, *options.describe()]
     release_memory()
     return RankAnalysis(data, rank, chip, annotated, summary, types, shapes, excluded,
                         hot_operators(fine, options.top_n, "time_us"),

@@ -638,6 +638,14 @@
         <translation>可信度</translation>
     </message>
     <message>
+        <source>FLOPs source</source>
+        <translation>FLOPs 来源</translation>
+    </message>
+    <message>
+        <source>shapes: the FLOP rules on the kernel&apos;s shapes; + flash_attn_args: with the arguments an MSTX mark recorded; mfu_flops range: FLOPs torch_npu recorded for the call</source>
+        <translation>shapes：按算子 shape 套用 FLOPs 公式；+ flash_attn_args：结合 MSTX 打点记录的参数；mfu_flops range：torch_npu 为该调用记录的 FLOPs</translation>
+    </message>
+    <message>
         <source>Assumption</source>
         <translation>假设</translation>
     </message>

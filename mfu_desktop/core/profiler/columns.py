@@ -33,11 +33,17 @@ ATTRIBUTES = "attributes"
 #: The share of its op's FLOPs a kernel carries (an op's FLOPs spread over its kernels by time; 1 on Ascend).
 FLOPS_SHARE = "flops_share"
 STREAM_ID = "stream_id"
+#: FLOPs a producer recorded for the call a kernel belongs to, this kernel's share (MSTX ``mfu_flops``).
+RECORDED_FLOPS = "recorded_flops"
+#: Which recorded range a kernel belongs to (−1: none); recorded FLOPs are used per range.
+RECORDED_RANGE = "recorded_range"
+#: Which marks described a kernel (``mfu_flops``, ``flash_attn_args``), missing when none.
+ENRICHMENT = "enrichment"
 
 #: Text columns stored as categoricals (few distinct values, millions of rows). Formats and OP State
 #: are not read: nothing uses them.
 CATEGORY_COLUMNS = (NAME, OP_TYPE, CORE_TYPE, HF32_ELIGIBLE, INPUT_SHAPES, INPUT_DTYPES, OUTPUT_SHAPES, OUTPUT_DTYPES,
-                    ATTRIBUTES)
+                    ATTRIBUTES, ENRICHMENT)
 #: Integer id columns (nullable).
 INT_COLUMNS = (STEP_ID, DEVICE_ID, BLOCK_DIM, MIX_BLOCK_DIM)
 

@@ -3,20 +3,27 @@
 Each reader is one module (:mod:`.ascend`, :mod:`.kineto` …) with a class that follows
 :class:`~mfu_desktop.core.readers.base.Reader`. Discovery asks every reader, in this order,
 whether a folder or a dropped file is one of its ranks; the loader asks a rank's reader to read
-it. **Adding a format** is one new module and one line in :data:`READERS`.
+it, then every :data:`ENRICHERS` entry that applies adds what other sources record (MSTX marks).
+**Adding a format** is one new module and one line in :data:`READERS` (or :data:`ENRICHERS`).
 """
 
 from __future__ import annotations
 
 from mfu_desktop.core.readers.ascend import AscendTorchReader, MsprofReader
-from mfu_desktop.core.readers.base import Discovery, RankFolder, Reader
+from mfu_desktop.core.readers.base import Discovery, Enricher, RankFolder, Reader
 from mfu_desktop.core.readers.kineto import KinetoReader
+from mfu_desktop.core.readers.mstx import MstxEnricher
 
 #: Every reader, asked in this order (the first that recognises a folder wins).
 READERS: tuple[Reader, ...] = (
     AscendTorchReader(),
     MsprofReader(),
     KinetoReader(),
+)
+
+#: Enrichment readers, run in this order after a rank's reader.
+ENRICHERS: tuple[Enricher, ...] = (
+    MstxEnricher(),
 )
 
 
@@ -37,4 +44,4 @@ def looked_for() -> str:
     return ", ".join(r.looks_for for r in READERS)
 
 
-__all__ = ["READERS", "Discovery", "RankFolder", "Reader", "looked_for", "reader_named"]
+__all__ = ["ENRICHERS", "READERS", "Discovery", "Enricher", "RankFolder", "Reader", "looked_for", "reader_named"]

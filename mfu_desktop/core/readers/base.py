@@ -157,3 +157,17 @@ class Reader(Protocol):
 
         Failures become ``data.error`` or ``data.problems``, never exceptions.
         """
+
+
+class Enricher(Protocol):
+    """Adds what another source records to a rank its reader has read (MSTX marks, …)."""
+
+    #: Registry name.
+    name: str
+
+    def applies(self, folder: RankFolder, data: RankData) -> bool:
+        """True when this rank has what the enricher reads."""
+
+    def enrich(self, folder: RankFolder, data: RankData) -> None:
+        """Add columns to ``data.kernels`` and notes/problems to ``data``; never raises."""
+

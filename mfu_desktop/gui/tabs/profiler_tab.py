@@ -157,6 +157,13 @@ def kernel_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
             translate("Columns", "hardware counter: how busy the cube pipeline was (not MFU)"),
         ),
         ColumnSpec("confidence", translate("Columns", "Confidence")),
+        ColumnSpec(
+            "flops_source",
+            translate("Columns", "FLOPs source"),
+            None,
+            translate("Columns", "shapes: the FLOP rules on the kernel's shapes; + flash_attn_args: with the "
+                      "arguments an MSTX mark recorded; mfu_flops range: FLOPs torch_npu recorded for the call"),
+        ),
         ColumnSpec("assumption", translate("Columns", "Assumption")),
         ColumnSpec(
             "hw_ratio",
