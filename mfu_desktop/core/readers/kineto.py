@@ -24,6 +24,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,7 +158,9 @@ class TraceEvents:
 
 
 def _thread_key(event: dict[str, Any]) -> int:
-    return hash((event.get("pid"), event.get("tid")))
+    """One number per (pid, tid); ids of the wrong type (lists, objects) are taken by their text."""
+    pid, tid = event.get("pid"), event.get("tid")
+    return hash((pid if isinstance(pid, (int, str)) else repr(pid), tid if isinstance(tid, (int, str)) else repr(tid)))
 
 
 def _shape_cell(dims: Any) -> str:
@@ -179,6 +182,15 @@ def _cell(values: Any) -> str:
     return ";".join(str(v).replace(";", ",") for v in values)
 
 
+def _id(value: Any) -> int:
+    """An integer id (External id, correlation, device, stream), −1 when absent or not a sane integer."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and -(2**62) < value < 2**62 else -1
+
+
+def _finite_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _keep(out: TraceEvents, e: Any) -> None:
     if not isinstance(e, dict) or e.get("ph") != "X":
         out.skipped += 1
@@ -186,7 +198,7 @@ def _keep(out: TraceEvents, e: Any) -> None:
     cat = e.get("cat")
     args = e.get("args") if isinstance(e.get("args"), dict) else {}
     ts, dur = e.get("ts"), e.get("dur")
-    if not isinstance(ts, (int, float)) or not isinstance(dur, (int, float)):
+    if not isinstance(cat, str) or not _finite_number(ts) or not _finite_number(dur) or dur < 0:
         out.skipped += 1
         return
     if cat in KERNEL_CATS:
@@ -194,13 +206,10 @@ def _keep(out: TraceEvents, e: Any) -> None:
         out.k_cat.append(cat)
         out.k_ts.append(float(ts))
         out.k_dur.append(float(dur))
-        ext, corr = args.get("External id"), args.get("correlation")
-        out.k_ext.append(ext if isinstance(ext, int) else -1)
-        out.k_corr.append(corr if isinstance(corr, int) else -1)
-        dev = args.get("device")
-        out.k_device.append(dev if isinstance(dev, int) else -1)
-        stream = args.get("stream")
-        out.k_stream.append(stream if isinstance(stream, int) else -1)
+        out.k_ext.append(_id(args.get("External id")))
+        out.k_corr.append(_id(args.get("correlation")))
+        out.k_device.append(_id(args.get("device")))
+        out.k_stream.append(_id(args.get("stream")))
     elif cat == "cpu_op":
         name = str(e.get("name", ""))
         index = len(out.op_name)
@@ -208,14 +217,13 @@ def _keep(out: TraceEvents, e: Any) -> None:
         out.op_thread.append(_thread_key(e))
         out.op_ts.append(float(ts))
         out.op_dur.append(float(dur))
-        ext = args.get("External id")
-        out.op_ext.append(ext if isinstance(ext, int) else -1)
+        out.op_ext.append(_id(args.get("External id")))
         if name in RULED_OPS or (rule_for(name) is not None and "::" in name):
             out.op_args[index] = (_shape_cell(args.get("Input Dims")), _cell(args.get("Input type")),
                                   _cell(args.get("Concrete Inputs")))
     elif cat in LAUNCH_CATS:
-        corr = args.get("correlation")
-        if isinstance(corr, int):
+        corr = _id(args.get("correlation"))
+        if corr >= 0:
             out.launch[corr] = (_thread_key(e), float(ts))
     elif cat in ("user_annotation", "gpu_user_annotation"):
         m = STEP_NAME.match(str(e.get("name", "")))
