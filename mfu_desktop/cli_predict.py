@@ -145,7 +145,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
 def add_predict_command(sub: argparse._SubParsersAction) -> None:
     """Register ``predict`` on the ``mfu`` parser."""
     p = sub.add_parser("predict", help="cross-chip prediction of a profile (and calibration)")
-    p.add_argument("path", type=Path, nargs="?", metavar="PATH", help="profiler folder")
+    p.add_argument("path", type=Path, nargs="?", metavar="PATH",
+                   help="profiler folder or PyTorch profiler trace")
     p.add_argument("--demo", action="store_true", help="predict the demo profile shipped with MFU Desktop")
     p.add_argument("--source", help=f"chip that ran the profile (default: detected, else {DEFAULT_SOURCE!r})")
     p.add_argument("--targets", help="comma-separated target chips, or 'all' (default: the seed's list + H100)")

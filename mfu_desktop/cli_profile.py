@@ -254,7 +254,8 @@ def add_profile_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``analyze`` (and ``predict`` when available) on the ``mfu`` parser."""
     analyze = sub.add_parser("analyze", help="MFU per operator, type, rank and step of profiler folders")
     analyze.add_argument("paths", nargs="*", type=Path, metavar="PATH",
-                         help="profiler folder(s): a cluster root, *_ascend_pt rank folders, ASCEND_PROFILER_OUTPUT")
+                         help="profiler folder(s) or file(s): a cluster root, *_ascend_pt rank folders, "
+                         "ASCEND_PROFILER_OUTPUT, PyTorch profiler traces (*.pt.trace.json[.gz])")
     analyze.add_argument("--demo", action="store_true", help="analyse the demo profile shipped with MFU Desktop")
     analyze.add_argument("--ranks", metavar="all|N,M",
                          help=f"rank blocks to print (default: all up to {RANK_BLOCKS_SHOWN} ranks, else the slowest, "

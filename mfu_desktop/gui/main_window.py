@@ -184,6 +184,7 @@ class MainWindow(QMainWindow):
         file_menu = menu.addMenu(self.tr("&File"))
         self.open_action = file_menu.addAction(self.tr("&Open folder…"), self.open_folder_dialog)
         self.open_action.setShortcut(QKeySequence.StandardKey.Open)
+        file_menu.addAction(self.tr("Open &trace files…"), self.open_files_dialog)
         self.recent_menu = file_menu.addMenu(self.tr("Open &recent"))
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self._fill_recent()
@@ -269,6 +270,15 @@ class MainWindow(QMainWindow):
         folder = QFileDialog.getExistingDirectory(self, self.tr("Open a profiler folder"), start)
         if folder:
             self.open_paths([Path(folder)])
+
+    def open_files_dialog(self) -> None:
+        """File → Open trace files (PyTorch profiler traces, a kernel_details.csv, a profiler database)."""
+        start = self.settings.recent_folders[0] if self.settings.recent_folders else str(Path.home())
+        files, _ = QFileDialog.getOpenFileNames(
+            self, self.tr("Open profiler files"), start,
+            self.tr("Profiler files (*.json *.json.gz *.csv *.db);;All files (*)"))
+        if files:
+            self.open_paths([Path(f) for f in files])
 
     def open_demo(self) -> None:
         """File → Open the demo profile."""

@@ -1014,6 +1014,10 @@
         <translation>打开目录(&amp;O)…</translation>
     </message>
     <message>
+        <source>Open &amp;trace files…</source>
+        <translation>打开 trace 文件(&amp;T)…</translation>
+    </message>
+    <message>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
@@ -1092,6 +1096,14 @@
     <message>
         <source>Open a profiler folder</source>
         <translation>打开 Profiling 数据目录</translation>
+    </message>
+    <message>
+        <source>Open profiler files</source>
+        <translation>打开性能数据文件</translation>
+    </message>
+    <message>
+        <source>Profiler files (*.json *.json.gz *.csv *.db);;All files (*)</source>
+        <translation>性能数据文件 (*.json *.json.gz *.csv *.db);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Nothing to open: {0} does not exist.</source>
@@ -1363,10 +1375,6 @@
 <context>
     <name>ProfilerTab</name>
     <message>
-        <source>Drag a profiler folder here (a cluster root, *_ascend_pt rank folders or ASCEND_PROFILER_OUTPUT), or use File → Open folder.</source>
-        <translation>将 Profiling 目录拖到此处（集群根目录、*_ascend_pt rank 目录或 ASCEND_PROFILER_OUTPUT），或使用 文件 → 打开目录。</translation>
-    </message>
-    <message>
         <source>Copy path</source>
         <translation>复制路径</translation>
     </message>
@@ -1561,6 +1569,10 @@
     <message>
         <source>Loaded {0} rank(s)</source>
         <translation>已加载 {0} 个 rank</translation>
+    </message>
+    <message>
+        <source>Drag a profiler folder here (a cluster root, *_ascend_pt rank folders, ASCEND_PROFILER_OUTPUT, or PyTorch profiler traces *.pt.trace.json), or use File → Open folder.</source>
+        <translation>将性能数据文件夹拖到这里（集群根目录、*_ascend_pt rank 文件夹、ASCEND_PROFILER_OUTPUT，或 PyTorch profiler trace *.pt.trace.json），或使用 文件 → 打开文件夹。</translation>
     </message>
     <message>
         <source>{0} was not loaded: {1}</source>

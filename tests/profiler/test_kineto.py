@@ -148,12 +148,12 @@ def test_tf32_kernels_use_the_tf32_peak(tmp_path):
 
 
 def test_streaming_reader_handles_chunk_boundaries_and_bad_files(tmp_path, monkeypatch):
-    from mfu_desktop.core.readers import kineto
+    from mfu_desktop.core.readers import kineto_events
 
     path = tmp_path / "t.pt.trace.json"
     write_kineto_trace(path, steps=2, layers=2)
     whole = read_trace(path)
-    monkeypatch.setattr(kineto, "CHUNK_CHARS", 37)  # every event straddles a chunk boundary
+    monkeypatch.setattr(kineto_events, "CHUNK_CHARS", 37)  # every event straddles a chunk boundary
     small = read_trace(path)
     assert small.k_ts == whole.k_ts and small.op_name == whole.op_name and small.header == whole.header
     text = path.read_text()

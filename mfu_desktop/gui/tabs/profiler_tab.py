@@ -219,8 +219,8 @@ class ProfilerTab(QWidget):
         left_layout.setContentsMargins(0, 0, 0, 0)
         self.hint = QLabel(
             self.tr(
-                "Drag a profiler folder here (a cluster root, *_ascend_pt rank folders or "
-                "ASCEND_PROFILER_OUTPUT), or use File → Open folder."
+                "Drag a profiler folder here (a cluster root, *_ascend_pt rank folders, "
+                "ASCEND_PROFILER_OUTPUT, or PyTorch profiler traces *.pt.trace.json), or use File → Open folder."
             )
         )
         self.hint.setWordWrap(True)

@@ -1,0 +1,314 @@
+"""A Kineto trace's compact columns → the canonical kernel frame and the step trace (profiler-formats.md §13).
+
+* **Kernels → ops.** A kernel's ``External id`` is its launching ``cpu_op``'s (else its
+  ``correlation`` → the runtime launch → the innermost op on that thread around the launch).
+  Its FLOPs belong to the innermost op *with a FLOP rule* at or above the launching op
+  (``aten::addmm`` under ``aten::linear``; ``aten::_scaled_dot_product_flash_attention`` above
+  ``aten::_flash_attention_forward``), spread over that op's kernels by time.
+* **Classes.** Kernels of ops with a FLOP rule are matrix work (``GPU_MATRIX``), NCCL/RCCL
+  kernels communication, memcpy/memset copies, everything else vector.
+* **Steps** from ``ProfilerStep#N`` (the GPU range when traced, else the CPU range of the
+  launching ops): computing / communication not overlapped / free by the same interval
+  arithmetic as Ascend's step trace.
+
+Everything is vectorised: the op tree is built level by level (ops nest by time on a thread),
+regexes run once per distinct kernel name, texts stay interned codes up to the categoricals.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.core.profiler.step_trace import StepTrace
+from mfu_desktop.core.readers.kineto_events import TraceEvents
+
+#: Kernels of collective communication libraries.
+COMM_KERNEL = re.compile(r"nccl|rccl", re.IGNORECASE)
+#: Matrix-unit kernels recognised by name when no op says so (GPU-only traces).
+MATRIX_KERNEL = re.compile(r"gemm|cutlass|xmma|cublas|hipblaslt|Cijk_|flash|fmha|conv", re.IGNORECASE)
+#: FP32 matmul kernels that ran on TF32 tensor cores say so in their names.
+TF32_KERNEL = re.compile(r"tf32|xf32", re.IGNORECASE)
+
+
+# --- the op tree ----------------------------------------------------------------------------
+
+
+class OpTree:
+    """CPU ops nested by time per thread: each op's depth and parent, and each thread's ops in start order.
+
+    Ops on one thread are ordered by start, longest first on ties; an op's depth is the number of
+    earlier ops still open when it starts, its parent the latest earlier op one level up.
+    """
+
+    def __init__(self, ts: np.ndarray, end: np.ndarray, thread: np.ndarray) -> None:
+        n = len(ts)
+        self.ts, self.end = ts, end
+        self.depth = np.zeros(n, dtype=np.int64)
+        self.parent = np.full(n, -1, dtype=np.int64)
+        self.position = np.zeros(n, dtype=np.int64)  # place in its thread's start order
+        self.threads: dict[int, np.ndarray] = {}
+        for t in np.unique(thread).tolist():
+            rows = np.flatnonzero(thread == t)
+            rows = rows[np.lexsort((-(end[rows] - ts[rows]), ts[rows]))]
+            self.threads[t] = rows
+            before = np.arange(len(rows))
+            self.depth[rows] = before - np.searchsorted(np.sort(end[rows]), ts[rows], side="left")
+            self.position[rows] = before
+            self._link(rows)
+
+    def _link(self, rows: np.ndarray) -> None:
+        """Parent = the latest earlier op of the thread one level up (one pass per nesting level)."""
+        depth = self.depth[rows]
+        for level in range(1, int(depth.max(initial=0)) + 1):
+            up = np.flatnonzero(depth == level - 1)  # positions in start order, ascending
+            here = np.flatnonzero(depth == level)
+            pos = np.searchsorted(up, here) - 1
+            ok = pos >= 0
+            self.parent[rows[here[ok]]] = rows[up[pos[ok]]]
+
+    def levels(self) -> list[np.ndarray]:
+        """Ops grouped by depth, shallowest first."""
+        order = np.argsort(self.depth, kind="stable")
+        bounds = np.searchsorted(self.depth[order], np.arange(int(self.depth.max(initial=-1)) + 2))
+        return [order[bounds[i]:bounds[i + 1]] for i in range(len(bounds) - 1)]
+
+    def nearest(self, marked: np.ndarray) -> np.ndarray:
+        """For each op, itself when marked, else its nearest marked ancestor (−1 when none)."""
+        out = np.full(len(marked), -1, dtype=np.int64)
+        for ops in self.levels():
+            par = self.parent[ops]
+            inherited = np.where(par >= 0, out[np.clip(par, 0, None)], -1)
+            out[ops] = np.where(marked[ops], ops, inherited)
+        return out
+
+    def innermost_at(self, thread: int, times: np.ndarray) -> np.ndarray:
+        """The innermost op of ``thread`` open at each time (−1 when none)."""
+        rows = self.threads.get(thread)
+        if rows is None or len(times) == 0:
+            return np.full(len(times), -1, dtype=np.int64)
+        pos = np.searchsorted(self.ts[rows], times, side="right") - 1
+        op = np.where(pos >= 0, rows[np.clip(pos, 0, None)], -1)
+        for _ in range(int(self.depth.max(initial=0)) + 1):  # climb out of ops that ended before the time
+            closed = (op >= 0) & (self.end[np.clip(op, 0, None)] < times)
+            if not closed.any():
+                break
+            op = np.where(closed, self.parent[np.clip(op, 0, None)], op)
+        return op
+
+
+def launching_ops(ev: TraceEvents, tree: OpTree) -> np.ndarray:
+    """The op that launched each kernel: by External id, else by correlation → launch → op around it."""
+    k_ext = np.frombuffer(ev.k_ext, dtype=np.int64)
+    op_ext = np.frombuffer(ev.op_ext, dtype=np.int64)
+    out = np.full(len(k_ext), -1, dtype=np.int64)
+    known = np.flatnonzero(op_ext >= 0)
+    if len(known):
+        order = known[np.argsort(op_ext[known], kind="stable")]
+        sorted_ext = op_ext[order]
+        pos = np.clip(np.searchsorted(sorted_ext, k_ext), 0, len(order) - 1)
+        hit = (k_ext >= 0) & (sorted_ext[pos] == k_ext)
+        out[hit] = order[pos[hit]]
+    missing = np.flatnonzero(out < 0)
+    l_corr = np.frombuffer(ev.l_corr, dtype=np.int64)
+    if len(missing) == 0 or len(l_corr) == 0 or ev.ops == 0:
+        return out
+    l_order = np.argsort(l_corr, kind="stable")
+    k_corr = np.frombuffer(ev.k_corr, dtype=np.int64)[missing]
+    pos = np.clip(np.searchsorted(l_corr[l_order], k_corr), 0, len(l_order) - 1)
+    found = (k_corr >= 0) & (l_corr[l_order][pos] == k_corr)
+    kernels, launch = missing[found], l_order[pos[found]]
+    l_thread = np.frombuffer(ev.l_thread, dtype=np.int64)[launch]
+    l_ts = np.frombuffer(ev.l_ts, dtype=np.float64)[launch]
+    for thread in np.unique(l_thread).tolist():  # a handful of launching threads
+        mine = l_thread == thread
+        out[kernels[mine]] = tree.innermost_at(thread, l_ts[mine])
+    return out
+
+
+# --- steps ----------------------------------------------------------------------------------
+
+
+def union_length(starts: np.ndarray, ends: np.ndarray) -> float:
+    """Total length covered by intervals (overlaps counted once)."""
+    if len(starts) == 0:
+        return 0.0
+    order = np.argsort(starts, kind="stable")
+    s, e = starts[order], ends[order]
+    reach = np.maximum.accumulate(e)
+    new = np.concatenate([[True], s[1:] > reach[:-1]])
+    block_start = s[new]
+    block_end = np.maximum.reduceat(e, np.flatnonzero(new))
+    return float((block_end - block_start).sum())
+
+
+def step_breakdown(steps: list[tuple[int, float, float]], start: np.ndarray, end: np.ndarray,
+                   comm: np.ndarray, step_of: np.ndarray) -> pd.DataFrame:
+    """Per step: computing, communication (not overlapped, overlapped), free and the step time (µs).
+
+    ``steps`` gives each step's window; kernels are clipped to it. Computing = union of the
+    non-communication kernels; not-overlapped communication = union of all − computing;
+    free = window − union of all (profiler-formats.md §13).
+    """
+    rows = []
+    for step, lo, hi in steps:
+        mine = step_of == step
+        s, e = np.clip(start[mine], lo, hi), np.clip(end[mine], lo, hi)
+        is_comm = comm[mine]
+        computing = union_length(s[~is_comm], e[~is_comm])
+        everything = union_length(s, e)
+        communication = union_length(s[is_comm], e[is_comm])
+        not_overlapped = everything - computing
+        span = hi - lo
+        rows.append({"step": str(step), "computing": computing, "comm_not_overlapped": not_overlapped,
+                     "overlapped": communication - not_overlapped, "communication": communication,
+                     "free": max(span - everything, 0.0), "stage": span, "bubble": 0.0,
+                     "step_time_us": computing + not_overlapped + max(span - everything, 0.0)})
+    return pd.DataFrame(rows)
+
+
+def _windows_of(windows: list[tuple[int, float, float]], times: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """The step whose window holds each time (−1 outside every window)."""
+    lo = np.array([w[1] for w in windows])
+    hi = np.array([w[2] for w in windows])
+    pos = np.searchsorted(lo, times, side="right") - 1
+    ok = valid & (pos >= 0) & (times <= hi[np.clip(pos, 0, None)])
+    return np.where(ok, np.array([w[0] for w in windows])[np.clip(pos, 0, None)], -1)
+
+
+def assign_steps(ev: TraceEvents, start: np.ndarray, end: np.ndarray, launching: np.ndarray,
+                 op_ts: np.ndarray) -> tuple[list[tuple[int, float, float]], np.ndarray, str]:
+    """Step windows, each kernel's step (−1 outside), and where the steps came from."""
+    if ev.gpu_steps:
+        windows = sorted(ev.gpu_steps, key=lambda s: s[1])
+        return windows, _windows_of(windows, start, np.ones(len(start), bool)), "ProfilerStep# on the GPU timeline"
+    if ev.cpu_steps and len(op_ts):
+        windows = sorted(ev.cpu_steps, key=lambda s: s[1])
+        has_op = launching >= 0
+        step_of = _windows_of(windows, np.where(has_op, op_ts[np.clip(launching, 0, None)], np.nan), has_op)
+        gpu_windows = []
+        for step, _, _ in windows:  # a handful of steps
+            mine = step_of == step
+            if mine.any():
+                gpu_windows.append((step, float(start[mine].min()), float(end[mine].max())))
+        return gpu_windows, step_of, "ProfilerStep# on the CPU (GPU span of the kernels it launched)"
+    return [], np.full(len(start), -1, dtype=np.int64), "no ProfilerStep ranges"
+
+
+# --- the frame ------------------------------------------------------------------------------
+
+
+def _name_flags(names: list[str], pattern: re.Pattern[str]) -> np.ndarray:
+    """Per string code: whether the pattern matches (the regex runs once per distinct text)."""
+    return np.array([bool(pattern.search(n)) for n in names] + [False], dtype=bool)
+
+
+def _text_column(codes: np.ndarray, table: np.ndarray) -> pd.Categorical:
+    """Interned codes (−1 = none) → a categorical whose empty texts are missing."""
+    used, inverse = np.unique(codes, return_inverse=True)
+    texts = [table[c] if c >= 0 else "" for c in used.tolist()]
+    cats = [t for t in texts if t]
+    index = {t: i for i, t in enumerate(dict.fromkeys(cats))}
+    remap = np.array([index.get(t, -1) for t in texts], dtype=np.int64)
+    return pd.Categorical.from_codes(remap[inverse] if len(codes) else np.zeros(0, np.int64),
+                                     categories=list(index))
+
+
+def kernel_frame(ev: TraceEvents) -> tuple[pd.DataFrame, StepTrace | None, list[str]]:
+    """The canonical kernel frame of a trace, its step trace and notes on what was (not) found."""
+    notes: list[str] = []
+    n = ev.kernels
+    op_ts = np.frombuffer(ev.op_ts, dtype=np.float64)
+    op_end = op_ts + np.frombuffer(ev.op_dur, dtype=np.float64)
+    tree = OpTree(op_ts, op_end, np.frombuffer(ev.op_thread, dtype=np.int64))
+    op_dims = np.frombuffer(ev.op_dims, dtype=np.int32).astype(np.int64)
+    nearest = tree.nearest(op_dims >= 0)
+    launching = launching_ops(ev, tree) if n else np.zeros(0, dtype=np.int64)
+    ruled = np.where(launching >= 0, nearest[np.clip(launching, 0, None)] if len(nearest) else -1, -1)
+    start = np.frombuffer(ev.k_ts, dtype=np.float64)
+    dur = np.frombuffer(ev.k_dur, dtype=np.float64)
+    k_name = np.frombuffer(ev.k_name, dtype=np.int32).astype(np.int64)
+    is_comm = _name_flags(ev.strings.values, COMM_KERNEL)[k_name]
+    copy = np.frombuffer(ev.k_cat, dtype=np.int32) != ev.strings.code("kernel")
+    matrix = (ruled >= 0) | _name_flags(ev.strings.values, MATRIX_KERNEL)[k_name]
+    core = np.where(is_comm, 0, np.where(copy, 1, np.where(matrix, 2, 3)))
+    op_name = np.frombuffer(ev.op_name, dtype=np.int32).astype(np.int64)
+    op_of = np.where(ruled >= 0, ruled, launching)
+    share = _flops_share(ruled, dur, ev.ops)
+    shapes, dtypes, attrs = _op_cells(ev, ruled, k_name)
+    windows, step_of, step_source = assign_steps(ev, start, start + dur, launching, op_ts)
+    table = ev.strings.table()  # after _op_cells: it may intern TF32 dtype lists
+    frame = pd.DataFrame({
+        C.STEP_ID: np.where(step_of >= 0, step_of, np.nan).astype(np.float32),
+        C.NAME: _text_column(k_name, table),
+        C.OP_TYPE: _text_column(np.where(op_of >= 0, op_name[np.clip(op_of, 0, None)] if ev.ops else -1, -1), table),
+        C.CORE_TYPE: pd.Categorical.from_codes(core, categories=["GPU_COMM", "GPU_COPY", "GPU_MATRIX", "GPU_VECTOR"]),
+        C.START_NS: np.round(start * 1000.0).astype(np.int64),
+        C.DURATION_US: dur.copy(),
+        C.INPUT_SHAPES: _text_column(shapes, table),
+        C.INPUT_DTYPES: _text_column(dtypes, table),
+        C.ATTRIBUTES: _text_column(attrs, table),
+        C.FLOPS_SHARE: share,  # float64: FLOPs × share must add up to the op's FLOPs exactly
+        C.STREAM_ID: np.frombuffer(ev.k_stream, dtype=np.int64).copy(),
+    })
+    notes.extend(_link_notes(ev, launching))
+    trace = None
+    if windows:
+        trace = StepTrace(step_breakdown(windows, start, start + dur, is_comm, step_of), f"Kineto {step_source}")
+    else:
+        notes.append("no ProfilerStep# range: step time and step MFU unavailable (use torch.profiler.schedule / "
+                     "prof.step())")
+    return frame, trace, notes
+
+
+def _flops_share(ruled: np.ndarray, dur: np.ndarray, ops: int) -> np.ndarray:
+    """Each kernel's share of its ruled op's FLOPs: its part of the op's kernel time."""
+    share = np.ones(len(ruled), dtype=np.float64)
+    has = ruled >= 0
+    if has.any():
+        total = np.bincount(ruled[has], weights=dur[has], minlength=ops)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where(has, dur / total[np.clip(ruled, 0, None)], 1.0)
+        share = np.where(np.isfinite(share), share, 0.0)
+    return share
+
+
+def _op_cells(ev: TraceEvents, ruled: np.ndarray, k_name: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Shape, dtype and attribute codes per kernel from its ruled op (FP32 inputs on TF32 kernels → TF32)."""
+    if ev.ops == 0:
+        none = np.full(len(ruled), -1, dtype=np.int64)
+        return none, none, none
+    at = np.clip(ruled, 0, None)
+
+    def cells(column: object) -> np.ndarray:
+        codes = np.frombuffer(column, dtype=np.int32).astype(np.int64)
+        return np.where(ruled >= 0, codes[at], -1)
+
+    shapes, dtypes, attrs = cells(ev.op_dims), cells(ev.op_types), cells(ev.op_concrete)
+    tf32_kernel = _name_flags(ev.strings.values, TF32_KERNEL)[k_name] & (ruled >= 0)
+    if tf32_kernel.any():
+        op_tf32 = np.zeros(ev.ops, dtype=bool)
+        op_tf32[ruled[tf32_kernel]] = True
+        rows = np.flatnonzero((ruled >= 0) & op_tf32[at] & (dtypes >= 0))
+        for code in np.unique(dtypes[rows]).tolist():  # a few distinct dtype lists
+            text = ev.strings.values[code]
+            first, _, rest = text.partition(";")
+            if first.strip().lower() == "float":
+                dtypes[rows[dtypes[rows] == code]] = ev.strings.code("TF32;" + rest)
+    return shapes, dtypes, attrs
+
+
+def _link_notes(ev: TraceEvents, launching: np.ndarray) -> list[str]:
+    notes = []
+    if ev.ops == 0:
+        notes.append("no CPU ops in the trace (GPU-only capture): no shapes, so no FLOPs-based MFU — capture with "
+                     "activities CPU + CUDA and record_shapes=True")
+    elif not ev.has_op_shapes():
+        notes.append("no op with a FLOP rule recorded its shapes: capture with record_shapes=True")
+    unlinked = int((launching < 0).sum())
+    if unlinked and ev.ops:
+        notes.append(f"{unlinked:,} of {ev.kernels:,} GPU kernels could not be linked to a CPU op")
+    return notes
