@@ -1,5 +1,9 @@
 """Render the README screenshots: every tab, English and 简体中文, on the bundled demo profile.
 
+Plus ``en-ascend-and-gpu.png``: the demo's Ascend ranks and two PyTorch profiler traces in one
+window (the TraceLens H100 / MI300X traces of ../shared/samples when present, else a generated
+H100 trace), the H100 rank selected.
+
 Usage::
 
     QT_QPA_PLATFORM=offscreen python tools/screenshots.py [--out docs/screenshots]
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -41,7 +46,34 @@ def main(argv: list[str] | None = None) -> int:
                        *extra, "--screenshot", str(target)]
                 subprocess.run(cmd, env=env, check=True, capture_output=True)
                 print(f"wrote {target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}")
+        mixed = mixed_folder(Path(tmp) / "ascend_and_gpu")
+        target = args.out / "en-ascend-and-gpu.png"
+        cmd = [sys.executable, "-m", "mfu_desktop.gui.app", str(mixed), "--lang", "en", "--tab", "profiler",
+               "--rank", "-1" if (mixed / "gpu" / "h100_vit.json.gz").exists() else "8",
+               "--screenshot", str(target)]
+        subprocess.run(cmd, env=env, check=True, capture_output=True)
+        print(f"wrote {target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}")
     return 0
+
+
+def mixed_folder(root: Path) -> Path:
+    """The demo's Ascend ranks beside GPU traces (real ones from ../shared when available)."""
+    from mfu_desktop.core.paths import demo_profile_dir
+    from mfu_desktop.demo import write_kineto_trace
+
+    shutil.copytree(demo_profile_dir(), root / "ascend_910b")
+    gpu = root / "gpu"
+    gpu.mkdir()
+    samples = ROOT.parent / "shared" / "samples" / "tracelens"
+    pairs = {"h100_vit.json.gz": samples / "h100" / "Falconsai_nsfw_image_detection__1016002.json.gz",
+             "mi300x_vit.json.gz": samples / "mi300" / "Falconsai_nsfw_image_detection__1016002.json.gz"}
+    if all(p.exists() for p in pairs.values()):
+        for name, source in pairs.items():
+            shutil.copy(source, gpu / name)
+    else:
+        print("../shared/samples/tracelens not found: using a generated H100 trace")
+        write_kineto_trace(gpu / "worker8.pt.trace.json", steps=2, layers=4, rank=8)
+    return root
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
@@ -87,8 +87,8 @@ class Field(QLineEdit):
 
 
 CARD_HEIGHT = 118
-#: Longer card details are cut (the card's tooltip shows them whole).
-DETAIL_CHARS = 90
+#: Card details are cut at this length, and where they would run past the card (the tooltip has them whole).
+DETAIL_CHARS = 160
 
 
 #: Point sizes a card value may take, largest first: a long value (an MFU range) shrinks before it is elided.
@@ -125,6 +125,7 @@ class Card(QFrame):
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setMinimumWidth(120)
         self.full_value = "–"
+        self.full_detail = ""
         self._color: str | None = None
         self._small = False
         self._fit()
@@ -134,7 +135,7 @@ class Card(QFrame):
         self.full_value = value
         self._color = color
         self._small = small
-        self.detail.setText(detail if len(detail) <= DETAIL_CHARS else detail[: DETAIL_CHARS - 1] + "…")
+        self.full_detail = detail
         self.setToolTip(f"{self.caption.text()}: {value}" + (f"\n{detail}" if detail else ""))
         self.detail.setVisible(bool(detail))
         self._fit()
@@ -164,6 +165,33 @@ class Card(QFrame):
         self.value.setFont(font)  # the font, not a style sheet: what is measured is what is drawn
         self.value.setText(text)
         self.value.setStyleSheet(f"color: {self._color};" if self._color else "")
+        self._fit_detail(width, QFontMetrics(font).height())
+
+    def _fit_detail(self, width: int, value_height: int) -> None:
+        """The detail, word-wrapped, cut with "…" where it would run past the card's bottom."""
+        margins = self.layout().contentsMargins()
+        spacing = self.layout().spacing() * 2
+        room = CARD_HEIGHT - margins.top() - margins.bottom() - spacing - value_height \
+            - self.caption.sizeHint().height() - 4
+        metrics = QFontMetrics(self.detail.font())
+        text = self.full_detail[:DETAIL_CHARS]
+
+        def height(t: str) -> int:
+            return metrics.boundingRect(QRect(0, 0, width, 10_000), int(Qt.TextFlag.TextWordWrap), t).height()
+
+        if height(text) > room:  # binary search on the length that fits, then an ellipsis
+            lo, hi = 0, len(text)
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                lo, hi = (mid, hi) if height(text[:mid].rstrip() + "…") <= room else (lo, mid - 1)
+            text = text[:lo].rstrip() + "…"
+        elif len(self.full_detail) > DETAIL_CHARS:
+            text = text.rstrip() + "…"
+        self.detail.setText(text)
+
+    def detail_fits(self) -> bool:
+        """True when the shown detail is the whole detail."""
+        return self.detail.text() == self.full_detail
 
 
 class InfoBar(QFrame):

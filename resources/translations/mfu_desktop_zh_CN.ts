@@ -1643,6 +1643,10 @@
         <translation>按耗时加权（cube/mix 算子）</translation>
     </message>
     <message>
+        <source>a PyTorch profiler trace has no hardware counters</source>
+        <translation>PyTorch profiler trace 不含硬件计数器</translation>
+    </message>
+    <message>
         <source>preparing {0} kernels…</source>
         <translation>正在准备 {0} 个算子…</translation>
     </message>
@@ -1729,8 +1733,8 @@
         <translation>rank {0}</translation>
     </message>
     <message>
-        <source>rank ?</source>
-        <translation>rank ?</translation>
+        <source>rank {0} (no id)</source>
+        <translation>rank {0}（无 rank 号）</translation>
     </message>
     <message>
         <source>not confirmed</source>

@@ -59,7 +59,7 @@ class RankTreeModel(QStandardItemModel):
             for i in rank_ids:
                 r = result.ranks[i]
                 s = r.summary
-                label = self.tr("rank {0}").format(s.rank) if s.rank >= 0 else self.tr("rank ?")
+                label = (self.tr("rank {0}") if s.rank >= 0 else self.tr("rank {0} (no id)")).format(s.rank)
                 item = QStandardItem(label)
                 item.setToolTip(str(r.folder.path))
                 item.setData("rank", ROLE_KIND)

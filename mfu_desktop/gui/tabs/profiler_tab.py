@@ -657,7 +657,7 @@ class ProfilerTab(QWidget):
                 model.set_frame(pd.DataFrame())
             return
         s = r.summary
-        self._set_title(self.tr("Rank {0} — {1}").format(s.rank if s.rank >= 0 else "?", r.folder.path.name),
+        self._set_title(self.tr("Rank {0} — {1}").format(s.rank, r.folder.path.name),
                         str(r.folder.path))
         if s.mfu_ops is not None:
             self.card_ops.set(
@@ -683,7 +683,8 @@ class ProfilerTab(QWidget):
             self.card_step.set("–", self.tr("no step trace") if s.step_time_us is None else "")
         self.card_cube.set(
             pct(s.cube_utilization) if s.cube_utilization is not None else "–",
-            self.tr("duration-weighted over cube/mix kernels"),
+            self.tr("duration-weighted over cube/mix kernels") if r.folder.vendor == "Huawei"
+            else self.tr("a PyTorch profiler trace has no hardware counters"),
         )
         value = pct(s.tier.value) if s.tier.value is not None else "–"
         self.card_tier.caption.setText(self.tr("Fallback tier"))
