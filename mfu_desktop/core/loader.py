@@ -23,7 +23,7 @@ import pandas as pd
 from mfu_desktop import __version__
 from mfu_desktop.core.paths import user_cache_dir
 from mfu_desktop.core.profiler.communication import CommMatrix
-from mfu_desktop.core.profiler.info import DeviceInfo, ParallelGroups
+from mfu_desktop.core.profiler.info import CaptureConfig, DeviceInfo, ParallelGroups
 from mfu_desktop.core.profiler.kernels_db import DbExtras
 from mfu_desktop.core.profiler.step_trace import StepTrace
 from mfu_desktop.core.progress import Cancelled, Progress, check
@@ -32,7 +32,7 @@ from mfu_desktop.core.readers.base import RankFolder
 from mfu_desktop.core.readers.files import fingerprint
 
 #: Bump when the parsed format changes: old cache entries are then ignored.
-CACHE_VERSION = f"{__version__}-3"
+CACHE_VERSION = f"{__version__}-4"
 #: Cache entries beyond this total size are pruned, oldest first.
 CACHE_LIMIT_BYTES = 4 << 30
 #: Ranks parsed at once (pyarrow parses each file with its own threads too).
@@ -74,6 +74,19 @@ class RankData:
     changed_while_read: bool = False
     device_name: str | None = None
     device: object | None = None  # a GPU's deviceProperties (chip detection), when the reader has them
+    #: What the reader learnt about the rank folder itself (vendor, capture configuration): kept
+    #: here so that a result served from the cache tells the folder the same (:func:`adopt`).
+    vendor: str | None = None
+    config: CaptureConfig | None = None
+
+
+def adopt(folder: RankFolder, data: RankData) -> None:
+    """Make ``data`` (possibly from the cache) describe ``folder``, and the folder what its reader learnt."""
+    data.folder = folder
+    if data.vendor:
+        folder.vendor = data.vendor
+    if data.config is not None:
+        folder.config = data.config
 
 
 def cache_key(folder: RankFolder) -> str:
@@ -167,7 +180,7 @@ def load_rank(folder: RankFolder, use_cache: bool = True, progress: Progress | N
     if use_cache:
         cached = _cache_read(key)
         if cached is not None:
-            cached.folder = folder
+            adopt(folder, cached)
             cached.load_seconds = time.perf_counter() - started
             return cached
     check(progress)

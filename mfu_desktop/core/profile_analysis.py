@@ -43,7 +43,7 @@ from mfu_desktop.core.analysis import (
 )
 from mfu_desktop.core.chip_detect import ChipResolution, resolve_chip
 from mfu_desktop.core.chips import ChipCatalog, default_catalog
-from mfu_desktop.core.loader import CACHE_VERSION, RankData, cache_key, cache_read, cache_write, load_ranks
+from mfu_desktop.core.loader import CACHE_VERSION, RankData, adopt, cache_key, cache_read, cache_write, load_ranks
 from mfu_desktop.core.memory import release_memory
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.profiler.discovery import Discovery, RankFolder, discover
@@ -389,7 +389,7 @@ def analyze_paths(
             keys[i] = analysis_key(folder, options, catalog)
             cached = cache_read(keys[i], "analysis")
             if isinstance(cached, RankAnalysis):
-                cached.data.folder = folder
+                adopt(folder, cached.data)
                 cached.data.from_cache = True
                 results[i] = cached
     pending = [i for i in range(len(found.ranks)) if i not in results]

@@ -225,3 +225,14 @@ def test_traces_beside_a_rank_folder_are_all_found_and_unknown_ranks_stay_apart(
     assert any("shown as -2" in w for w in result.ranks[2].warnings)
     mixed = [w for w in result.warnings if "different chips" in w]
     assert len(mixed) == 1 and "NVIDIA H100 SXM" in mixed[0]
+
+
+def test_a_cached_gpu_rank_keeps_its_vendor_and_capture(tmp_path):
+    """The second analysis (served from the cache) tells the same vendor and capture configuration."""
+    write_kineto_trace(tmp_path / "a.pt.trace.json", steps=1, layers=1, rank=0)
+    first = analyze_paths([tmp_path], AnalysisOptions(), use_cache=True).ranks[0]
+    second = analyze_paths([tmp_path], AnalysisOptions(), use_cache=True).ranks[0]
+    assert second.data.from_cache
+    assert first.folder.vendor == second.folder.vendor == "NVIDIA"
+    assert first.folder.config.describe() == second.folder.config.describe()
+    assert "PyTorch profiler (CUDA)" in str(second.folder.config.describe())

@@ -157,11 +157,11 @@ class KinetoReader:
         data.device = device
         if device is not None:
             data.device_name = device.name
-            folder.vendor = device.vendor
+            folder.vendor = data.vendor = device.vendor
         record_shapes = ev.header.get("record_shapes")
         runtime = "ROCm" if "hip_runtime_version" in ev.header else ("CUDA" if "cuda_runtime_version" in ev.header
                                                                       else "GPU")
-        folder.config = CaptureConfig(
+        folder.config = data.config = CaptureConfig(
             profiler_level=f"PyTorch profiler ({runtime})", aic_metrics="no hardware counters",
             record_shapes=None if record_shapes is None else bool(record_shapes),
             with_flops=None if ev.header.get("with_flops") is None else bool(ev.header.get("with_flops")),
