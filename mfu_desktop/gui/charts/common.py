@@ -45,7 +45,10 @@ def chart_label(device: str) -> str:
 
 def set_category_ticks(axis: pg.AxisItem, labels: list[str], max_len: int = 28) -> None:
     """Text ticks at integer positions (long labels shortened)."""
-    ticks = [(i, (label if len(label) <= max_len else label[: max_len - 1] + "…")) for i, label in enumerate(labels)]
+    ticks = [(i, (label if len(label) <= max_len else label[: max_len - 1] + "…").replace(" (", "\n("))
+             for i, label in enumerate(labels)]  # "H100 SXM (now)" on two lines: crowded axes stay legible
+    axis.enableAutoSIPrefix(False)  # positions are categories: never "chip (×0.001)"
+    axis.setHeight(60 if any("\n" in text for _, text in ticks) else 44)  # two-line labels above the axis title
     axis.setTicks([ticks])
 
 

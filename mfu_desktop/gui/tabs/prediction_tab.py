@@ -421,6 +421,7 @@ def cpu_note(prediction: Prediction) -> str:
     missing = [t.device for t in prediction.targets if t.chip.value("cpu") is None]
     if prediction.source.value("cpu") is None:
         missing.insert(0, prediction.source.display_name)
+    missing = list(dict.fromkeys(missing))  # the source may be a target too
     if prediction.assumed_cpu:
         return translate("Columns", "cpu coefficient from the catalog; assumed {0} for: {1}").format(
             f"{prediction.assumed_cpu:g}", ", ".join(missing) or translate("Columns", "none"))
