@@ -13,9 +13,7 @@ import numpy as np
 import pandas as pd
 
 from mfu_desktop.core.annotate import (  # re-exported: the kernel-level half of the analysis
-    DEFAULT_TOP_N,
     FLOPS_SOURCES,
-    AnalysisOptions,
     FlopsSource,
     Status,
     annotate,
@@ -25,8 +23,10 @@ from mfu_desktop.core.annotate import (  # re-exported: the kernel-level half of
 )
 from mfu_desktop.core.classify import KernelClass
 from mfu_desktop.core.grouping import codes_of, counts, group_ids, lookup, slots, sums
+from mfu_desktop.core.options import DEFAULT_TOP_N, AnalysisOptions
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.profiler.step_trace import StepTrace
+from mfu_desktop.core.steps import SLOW_RANK_MARGIN, slow_ranks
 
 __all__ = [
     "DEFAULT_TOP_N",
@@ -63,8 +63,6 @@ __all__ = [
 #: outside this band points at a shape-parsing error (profiler-formats.md §3.7).
 HW_RATIO_LOW = 0.99
 HW_RATIO_HIGH = 1.15
-#: A rank whose step time exceeds the fastest rank's by more than this is "slow".
-SLOW_RANK_MARGIN = 0.05
 
 
 @dataclass
@@ -477,10 +475,3 @@ def choose_tier(annotated: pd.DataFrame, mfu: float | None, mfu_range: tuple[flo
     return Tier(3, "device-busy proxy (proxy, not MFU)", proxy, why)
 
 
-def slow_ranks(step_times: dict[int, float]) -> tuple[list[int], float | None]:
-    """Ranks whose step time exceeds the fastest by more than :data:`SLOW_RANK_MARGIN`."""
-    valid = {r: t for r, t in step_times.items() if t is not None and np.isfinite(t) and t > 0}
-    if not valid:
-        return [], None
-    threshold = min(valid.values()) * (1.0 + SLOW_RANK_MARGIN)
-    return sorted(r for r, t in valid.items() if t > threshold), threshold

@@ -20,10 +20,9 @@ from mfu_desktop.core.classify import CLASSES, KernelClass, class_codes
 from mfu_desktop.core.dtypes import ComputeDtype, compute_dtype, first_input_dtype
 from mfu_desktop.core.flops_registry import Confidence, FlopEstimate, FlopOptions, estimate, rule_for
 from mfu_desktop.core.grouping import categorical, codes_of, group_ids, lookup, slots
+from mfu_desktop.core.options import AnalysisOptions
 from mfu_desktop.core.profiler import columns as C
 
-#: Hot-operator lists show this many rows by default.
-DEFAULT_TOP_N = 10
 
 class Status(StrEnum):
     """Whether a kernel's FLOPs-based MFU counts."""
@@ -32,35 +31,6 @@ class Status(StrEnum):
     SUSPICIOUS = "suspicious"  # MFU > 100 %: kept out of aggregates
     EXCLUDED = "excluded"  # a countable type that could not be counted (reason given)
     NO_RULE = "no FLOP rule"  # vector, communication … (not matmul-unit work)
-
-
-@dataclass(frozen=True)
-class AnalysisOptions:
-    """User choices that change the figures; stamped into every report.
-
-    Attributes:
-        chip: Chip name chosen by the user (overrides detection), or ``None``.
-        hf32: FP32 matmuls ran with HF32/TF32 (uses the HF32 peak where ``HF32 Eligible`` ≠ NO).
-        flops: FlashAttention and mask conventions.
-        include_suspicious: Keep MFU > 100 % kernels in aggregates (off by default).
-        top_n: Rows in the hot-operator lists.
-    """
-
-    chip: str | None = None
-    hf32: bool = False
-    flops: FlopOptions = field(default_factory=FlopOptions)
-    include_suspicious: bool = False
-    top_n: int = DEFAULT_TOP_N
-
-    def describe(self) -> list[str]:
-        """Conventions as text lines."""
-        return [
-            "MFU = Σ (FLOPs_i / peak_i) / Σ t_i over counted kernels (operator achievement rate, 算子达成率)",
-            "step MFU = Σ FLOPs_i / peak_i over the step time Computing + Communication(Not Overlapped) + Free",
-            f"FP32 matmuls use the {'HF32/TF32' if self.hf32 else 'FP32 (HF32 off)'} peak",
-            "kernels with MFU > 100 % are " + ("kept in" if self.include_suspicious else "kept out of") + " aggregates",
-            *self.flops.describe(),
-        ]
 
 
 #: Status values in category-code order (the ``status`` column's categories).

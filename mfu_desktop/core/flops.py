@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
-
-import numpy as np
+from numbers import Integral
 
 from mfu_desktop.core.numbers import grouped
 from mfu_desktop.core.shapes import Shape, format_shape, numel
@@ -46,7 +45,7 @@ class FlopCount:
 
 def _positive(**values: int) -> None:
     for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, bool) or not isinstance(value, Integral):
             raise FlopError(f"{name} must be an integer, got {value!r}")
         if value <= 0:
             raise FlopError(f"{name} must be positive, got {value}")
@@ -281,6 +280,8 @@ _BAND_CHUNK = 1 << 20  # rows per numpy chunk when summing a band mask
 
 def _band_rows(sq: int, skv: int, pre: int, nxt: int, offset: int) -> int:
     """Σ over rows of the columns j with d_i − pre ≤ j ≤ d_i + next, 0 ≤ j < skv; d_i = i + offset."""
+    import numpy as np  # only banded masks need it: the module stays importable without numpy
+
     total = 0
     for start in range(0, sq, _BAND_CHUNK):
         rows = np.arange(start, min(sq, start + _BAND_CHUNK), dtype=np.int64)

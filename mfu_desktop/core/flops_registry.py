@@ -17,16 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mfu_desktop.core.flops import (
-    BackwardCount,
     FlopError,
     Layout,
-    MaskConvention,
     ResolveStatus,
     flash_attention_backward,
     flash_attention_forward,
     resolve_matmul,
 )
 from mfu_desktop.core.numbers import grouped
+from mfu_desktop.core.options import FlopOptions
 from mfu_desktop.core.shapes import Shape, ShapeError, format_shape, numel, parse_dtypes, parse_shapes
 
 #: The compressed causal mask of sparse_mode 2/3/4 (CANN docs): 2048 × 2048.
@@ -45,36 +44,6 @@ class Confidence:
     HIGH = "high"
     MEDIUM = "medium"
     LOW = "low"
-
-
-@dataclass(frozen=True)
-class FlopOptions:
-    """User choices that change FLOPs (each stamped into reports).
-
-    Attributes:
-        fa_sparse_mode: ``"auto"`` (inferred from the mask) or a sparse_mode to apply to every
-            FlashAttention kernel.
-        fa_layout: ``"auto"`` or a layout to apply.
-        fa_backward: ``model`` (2× forward, default) or ``executed`` (2.5×, HFU view).
-        mask_convention: ``exact`` or ``seed``.
-    """
-
-    fa_sparse_mode: str | int = "auto"
-    fa_layout: str = "auto"
-    fa_backward: str = BackwardCount.MODEL.value
-    mask_convention: str = MaskConvention.EXACT.value
-
-    def describe(self) -> list[str]:
-        """The options as convention lines."""
-        return [
-            f"FlashAttention sparse_mode: {self.fa_sparse_mode}"
-            + (" (inferred per kernel from atten_mask)" if self.fa_sparse_mode == "auto" else " (user override)"),
-            f"FlashAttention layout: {self.fa_layout}"
-            + (" (inferred from softmax_max's shape)" if self.fa_layout == "auto" else " (user override)"),
-            "FlashAttention backward: " + ("model FLOPs, 2 × forward" if self.fa_backward == "model"
-                                          else "executed FLOPs incl. recomputed QKᵀ (HFU view)"),
-            f"mask geometry: {self.mask_convention}",
-        ]
 
 
 @dataclass(frozen=True)

@@ -9,14 +9,17 @@ from :func:`captured_steps`, so "per step" means the same everywhere.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from mfu_desktop.core.profiler import columns as C
-from mfu_desktop.core.profiler.step_trace import StepTrace
+
+if TYPE_CHECKING:  # a light module: the command line's cached path uses it without pandas
+    import pandas as pd
+
+    from mfu_desktop.core.profiler.step_trace import StepTrace
 
 #: The label every front end uses for the convention (user guide: "Reading the numbers").
 PER_STEP_CONVENTION = ("times are per step (mean over the captured steps) and per rank (mean over ranks); "
@@ -76,8 +79,21 @@ class AcrossRanks:
 
 def across_ranks(values: Iterable[tuple[int, float | None]]) -> AcrossRanks:
     """Mean per rank of ``(rank, value)`` pairs (missing values skipped) and the rank with the largest value."""
-    pairs = [(r, float(v)) for r, v in values if v is not None and np.isfinite(v)]
+    pairs = [(r, float(v)) for r, v in values if v is not None and math.isfinite(v)]
     if not pairs:
         return AcrossRanks(None, None, None, 0)
     rank, value = max(pairs, key=lambda p: p[1])
-    return AcrossRanks(float(np.mean([v for _, v in pairs])), rank, value, len(pairs))
+    return AcrossRanks(math.fsum(v for _, v in pairs) / len(pairs), rank, value, len(pairs))
+
+
+#: A rank whose step time exceeds the fastest rank's by more than this is "slow".
+SLOW_RANK_MARGIN = 0.05
+
+
+def slow_ranks(step_times: dict[int, float | None]) -> tuple[list[int], float | None]:
+    """Ranks whose step time exceeds the fastest by more than :data:`SLOW_RANK_MARGIN`, and that threshold."""
+    valid = {r: t for r, t in step_times.items() if t is not None and math.isfinite(t) and t > 0}
+    if not valid:
+        return [], None
+    threshold = min(valid.values()) * (1.0 + SLOW_RANK_MARGIN)
+    return sorted(r for r, t in valid.items() if t > threshold), threshold

@@ -15,7 +15,8 @@ from mfu_desktop.core.analysis import AnalysisOptions, Status
 from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.profiler.discovery import discover
-from mfu_desktop.core.readers.kineto import TraceFormatError, read_trace, union_length
+from mfu_desktop.core.readers.kineto_events import TraceFormatError, read_trace
+from mfu_desktop.core.readers.kineto_frame import union_length
 from mfu_desktop.demo import write_kineto_trace
 from tests.conftest import SAMPLES, requires_samples
 

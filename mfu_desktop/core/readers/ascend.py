@@ -4,7 +4,9 @@ Two readers share this module: :class:`AscendTorchReader` (``*_ascend_pt`` / ``*
 folders with ``ASCEND_PROFILER_OUTPUT``, or a dropped ``kernel_details.csv`` / profiler
 ``.db``) and :class:`MsprofReader` (a native ``PROF_*`` capture). Both read the kernels from
 the text export (kernel_details / op_summary CSV) or, failing that, the SQLite export — never
-both — plus the step trace, the communication matrix, ``info.json`` and the metadata.
+both — plus the step trace, the communication matrix, ``info.json`` and the metadata
+(:mod:`.ascend_read`). This module only finds the ranks: it imports no numpy/pandas, so that
+discovery is light.
 """
 
 from __future__ import annotations
@@ -14,14 +16,10 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mfu_desktop.core.profiler.communication import read_comm_matrix, read_comm_matrix_db
-from mfu_desktop.core.profiler.info import load_json, parse_device_info, parse_metadata, parse_profiler_info
+from mfu_desktop.core.profiler.info import load_json, parse_profiler_info
 from mfu_desktop.core.profiler.info import rank_from_info_name as _rank_from_info_name
-from mfu_desktop.core.profiler.kernels_csv import KernelFileError, KernelTable, read_kernel_csvs
-from mfu_desktop.core.profiler.kernels_db import read_kernel_db
-from mfu_desktop.core.profiler.step_trace import read_step_trace_csv, read_step_trace_db
 from mfu_desktop.core.readers.base import RankFolder
-from mfu_desktop.core.readers.files import fingerprint, list_dir, safe_is_dir
+from mfu_desktop.core.readers.files import list_dir, safe_is_dir
 
 if TYPE_CHECKING:
     from mfu_desktop.core.loader import RankData
@@ -161,84 +159,6 @@ def resolve_ascend_rank(rank: RankFolder) -> None:
             return
 
 
-# --- reading ------------------------------------------------------------------------------------
-
-
-def _read_kernels(folder: RankFolder, data: RankData) -> KernelTable | None:
-    """Text export first (it has cube_utilization and every column), the database otherwise."""
-    errors: list[str] = []
-    if folder.kernel_csvs:
-        try:
-            table = read_kernel_csvs(folder.kernel_csvs)
-            note = f"kernels from {table.source}"
-            if folder.db is not None:
-                note += f" (the db export {folder.db.name} is also present and not used: never both)"
-            data.kernel_source = note
-            return table
-        except KernelFileError as exc:
-            errors.append(str(exc))
-    if folder.db is not None:
-        try:
-            table, extras = read_kernel_db(folder.db)
-            data.db_extras = extras
-            data.device_name = extras.npu_name
-            note = f"kernels from {folder.db.name}"
-            if errors:
-                note += " (text export unusable: " + "; ".join(errors) + ")"
-            data.kernel_source = note
-            return table
-        except KernelFileError as exc:
-            errors.append(str(exc))
-    if not errors:
-        errors.append("no kernel_details.csv, op_summary_*.csv or profiler .db in this folder")
-    data.error = "; ".join(errors)
-    return None
-
-
-def read_ascend(folder: RankFolder, data: RankData) -> None:
-    """Kernels, step trace, communication matrix, info.json and metadata of one Ascend rank."""
-    before = fingerprint(folder.kernel_csvs)
-    table = _read_kernels(folder, data)
-    if table is not None:
-        data.kernels = table.frame
-        data.missing_columns = table.missing_columns
-        data.problems.extend(table.problems)
-        if table.frame.empty:
-            data.problems.append(f"{table.source} has no kernel rows")
-    if fingerprint(folder.kernel_csvs) != before:
-        data.incomplete.append(f"{', '.join(p.name for p in folder.kernel_csvs)} changed while it was read: the "
-                               "profiler may still be writing; figures are from a partial file")
-    if folder.producer != "msprof" and not folder.analyse_done:
-        data.incomplete.append("analyse.done marker absent: the profiler may not have finished parsing, or the "
-                               "folder was copied/trimmed")
-    if folder.step_trace is not None:
-        data.step_trace = read_step_trace_csv(folder.step_trace)
-    elif folder.analysis_db is not None:
-        data.step_trace = read_step_trace_db(folder.analysis_db)
-    if data.step_trace is not None:
-        data.problems.extend(data.step_trace.problems)
-    if folder.comm_matrix is not None:
-        data.comm = read_comm_matrix(folder.comm_matrix)
-    elif folder.analysis_db is not None:
-        data.comm = read_comm_matrix_db(folder.analysis_db)
-    if data.comm is not None and data.comm.layout == "empty" and folder.comm_matrix is None:
-        data.comm = None  # Level0 analysis.db has no matrix: not a problem worth reporting
-    if data.comm is not None:
-        data.problems.extend(data.comm.problems)
-    for info_path in folder.device_infos:
-        parsed, problem = load_json(info_path)
-        info = parse_device_info(parsed, info_path)
-        if info is not None:
-            data.device_infos.append(info)
-        elif problem:
-            data.problems.append(problem)
-    if folder.metadata is not None:
-        parsed, problem = load_json(folder.metadata)
-        data.groups = parse_metadata(parsed)
-        if problem:
-            data.problems.append(problem)
-
-
 # --- the readers --------------------------------------------------------------------------------
 
 
@@ -272,6 +192,8 @@ class AscendTorchReader:
         resolve_ascend_rank(folder)
 
     def read(self, folder: RankFolder, data: RankData) -> None:
+        from mfu_desktop.core.readers.ascend_read import read_ascend  # heavy (pyarrow, pandas): only to read
+
         read_ascend(folder, data)
 
 
@@ -301,4 +223,6 @@ class MsprofReader:
         resolve_ascend_rank(folder)
 
     def read(self, folder: RankFolder, data: RankData) -> None:
+        from mfu_desktop.core.readers.ascend_read import read_ascend  # heavy (pyarrow, pandas): only to read
+
         read_ascend(folder, data)

@@ -8,91 +8,25 @@ content is a Chrome trace with ``traceEvents`` (``export_chrome_trace``); one fi
 * **Kernels → ops, classes, steps** (:mod:`.kineto_frame`): the canonical kernel frame.
 * **Chip** from ``deviceProperties`` (:func:`mfu_desktop.core.chip_detect.resolve_chip`).
 
-This module is the reader the registry knows: which files are traces, the rank id, the device.
+This module is the reader the registry knows (which files are traces, the rank id); it imports
+no numpy, so that discovery stays light — reading imports the two modules above.
 """
 
 from __future__ import annotations
 
 import gzip
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from mfu_desktop.core.flops_aten import RULED_OPS
-from mfu_desktop.core.flops_registry import rule_for
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.profiler.info import CaptureConfig
 from mfu_desktop.core.readers.base import RankFolder
 from mfu_desktop.core.readers.files import list_dir, safe_is_file
-from mfu_desktop.core.readers.kineto_events import (
-    SNIFF_BYTES,
-    TraceEvents,
-    TraceFormatError,
-    open_text,
-    read_trace,
-    sniff,
-)
-from mfu_desktop.core.readers.kineto_frame import kernel_frame, step_breakdown, union_length
+from mfu_desktop.core.readers.kineto_files import SNIFF_BYTES, is_trace_file, open_text
 
 if TYPE_CHECKING:
     from mfu_desktop.core.loader import RankData
-
-#: File names written by the PyTorch profiler (any name with a Kineto body is accepted too).
-TRACE_NAME = re.compile(r"\.pt\.trace\.json(\.gz)?$")
-#: Other JSON files are read when their head looks like a Kineto trace.
-JSON_NAME = re.compile(r"\.json(\.gz)?$")
-__all__ = [
-    "GpuDevice",
-    "KinetoReader",
-    "TraceEvents",
-    "TraceFormatError",
-    "device_of",
-    "keeps_shapes",
-    "kernel_frame",
-    "read_trace",
-    "sniff",
-    "step_breakdown",
-    "union_length",
-]
-
-
-def keeps_shapes(op_name: str) -> bool:
-    """True for the ops whose shapes the reader keeps: the ATen/custom ops with a FLOP rule."""
-    return op_name in RULED_OPS or (rule_for(op_name) is not None and "::" in op_name)
-
-
-@dataclass
-class GpuDevice:
-    """One GPU as ``deviceProperties`` describes it."""
-
-    name: str
-    vendor: str
-    sms: int | None = None
-    memory_gb: float | None = None
-    compute: str = ""
-
-
-def device_of(header: dict[str, Any], device_ids: np.ndarray) -> GpuDevice | None:
-    """The GPU most kernels ran on, from ``deviceProperties``."""
-    props = header.get("deviceProperties")
-    if not isinstance(props, list) or not props:
-        return None
-    ids = device_ids[device_ids >= 0]
-    main = int(np.bincount(ids).argmax()) if len(ids) else None
-    chosen = next((p for p in props if isinstance(p, dict) and p.get("id") == main), None) or props[0]
-    if not isinstance(chosen, dict):
-        return None
-    name = str(chosen.get("name", "unknown GPU"))
-    vendor = "AMD" if "AMD" in name.upper() or "hip_runtime_version" in header else (
-        "NVIDIA" if "NVIDIA" in name.upper() or "cuda_runtime_version" in header else "GPU")
-    mem = chosen.get("totalGlobalMem")
-    sms = chosen.get("numSms")
-    return GpuDevice(name, vendor, int(sms) if isinstance(sms, int) else None,
-                     float(mem) / 2**30 if isinstance(mem, (int, float)) else None,
-                     f"{chosen.get('computeMajor', '')}.{chosen.get('computeMinor', '')}")
 
 
 # --- the reader -----------------------------------------------------------------------------
@@ -106,12 +40,6 @@ def _rank_folder(path: Path, root: Path) -> RankFolder:
     return folder
 
 
-def _is_trace_file(path: Path) -> bool:
-    if TRACE_NAME.search(path.name):
-        return True
-    return bool(JSON_NAME.search(path.name)) and sniff(path)
-
-
 class KinetoReader:
     """PyTorch profiler (Kineto) traces of NVIDIA (CUDA) and AMD (ROCm) GPUs."""
 
@@ -120,11 +48,11 @@ class KinetoReader:
     claims_folder = False
 
     def ranks_in_dir(self, path: Path, root: Path) -> list[RankFolder] | None:
-        traces = [Path(e.path) for e in list_dir(path) if safe_is_file(e) and _is_trace_file(Path(e.path))]
+        traces = [Path(e.path) for e in list_dir(path) if safe_is_file(e) and is_trace_file(Path(e.path))]
         return [_rank_folder(p, root) for p in traces] or None
 
     def ranks_in_file(self, path: Path) -> list[RankFolder] | None:
-        return [_rank_folder(path, path)] if _is_trace_file(path) else None
+        return [_rank_folder(path, path)] if is_trace_file(path) else None
 
     def is_cluster_output(self, path: Path) -> bool:
         return False
@@ -141,6 +69,11 @@ class KinetoReader:
             folder.rank, folder.rank_origin = int(m.group(1)), f"{folder.path.name} distributedInfo.rank"
 
     def read(self, folder: RankFolder, data: RankData) -> None:
+        import numpy as np
+
+        from mfu_desktop.core.readers.kineto_events import TraceFormatError, keeps_shapes, read_trace
+        from mfu_desktop.core.readers.kineto_frame import device_of, kernel_frame
+
         path = folder.file("trace") or folder.path
         try:
             ev = read_trace(path, keeps_shapes)

@@ -21,8 +21,10 @@ from typing import Any
 
 import numpy as np
 
-#: How much of a file's (decompressed) head is sniffed for the Kineto markers.
-SNIFF_BYTES = 1 << 18
+from mfu_desktop.core.flops_aten import RULED_OPS
+from mfu_desktop.core.flops_registry import rule_for
+from mfu_desktop.core.readers.kineto_files import open_text
+
 #: Characters decoded per read (the buffer grows when one event is larger).
 CHUNK_CHARS = 1 << 22
 #: Event categories kept; every other event (python_function, instant events, flows …) is skipped.
@@ -207,6 +209,11 @@ def _cell(values: Any) -> str:
 
 
 
+def keeps_shapes(op_name: str) -> bool:
+    """True for the ops whose shapes the reader keeps: the ATen/custom ops with a FLOP rule."""
+    return op_name in RULED_OPS or (rule_for(op_name) is not None and "::" in op_name)
+
+
 def _id(value: Any) -> int:
     """An integer id (External id, correlation, device, stream), −1 when absent or not a sane integer."""
     return value if isinstance(value, int) and not isinstance(value, bool) and -(2**62) < value < 2**62 else -1
@@ -285,15 +292,6 @@ class _Keeper:
             out.op_concrete.append(-1)
 
 
-def open_text(path: Path) -> io.TextIOBase:
-    """A trace file as text, gzip or not (decided by its magic bytes, not its name)."""
-    raw = path.open("rb")
-    head = raw.read(2)
-    raw.seek(0)
-    stream = gzip.GzipFile(fileobj=raw) if head == b"\x1f\x8b" else raw
-    return io.TextIOWrapper(stream, encoding="utf-8", errors="replace")
-
-
 def read_trace(path: Path, ruled: Any = lambda name: False) -> TraceEvents:
     """Stream a trace file into :class:`TraceEvents`.
 
@@ -334,14 +332,3 @@ def read_trace(path: Path, ruled: Any = lambda name: False) -> TraceEvents:
     if not seen_events:
         raise TraceFormatError(f"{path.name} has no traceEvents array: not a PyTorch profiler trace")
     return out
-
-
-def sniff(path: Path) -> bool:
-    """True when the file's head looks like a Kineto/Chrome trace."""
-    try:
-        with open_text(path) as fh:
-            head = fh.read(SNIFF_BYTES)
-    except (OSError, EOFError, gzip.BadGzipFile, UnicodeError):
-        return False
-    return head.lstrip().startswith("{") and ('"traceEvents"' in head or '"deviceProperties"' in head
-                                             or '"schemaVersion"' in head)

@@ -18,6 +18,8 @@ regexes run once per distinct kernel name, texts stay interned codes up to the c
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -196,6 +198,37 @@ def assign_steps(ev: TraceEvents, start: np.ndarray, end: np.ndarray, launching:
                 gpu_windows.append((step, float(start[mine].min()), float(end[mine].max())))
         return gpu_windows, step_of, "ProfilerStep# on the CPU (GPU span of the kernels it launched)"
     return [], np.full(len(start), -1, dtype=np.int64), "no ProfilerStep ranges"
+
+
+@dataclass
+class GpuDevice:
+    """One GPU as ``deviceProperties`` describes it."""
+
+    name: str
+    vendor: str
+    sms: int | None = None
+    memory_gb: float | None = None
+    compute: str = ""
+
+
+def device_of(header: dict[str, Any], device_ids: np.ndarray) -> GpuDevice | None:
+    """The GPU most kernels ran on, from ``deviceProperties``."""
+    props = header.get("deviceProperties")
+    if not isinstance(props, list) or not props:
+        return None
+    ids = device_ids[device_ids >= 0]
+    main = int(np.bincount(ids).argmax()) if len(ids) else None
+    chosen = next((p for p in props if isinstance(p, dict) and p.get("id") == main), None) or props[0]
+    if not isinstance(chosen, dict):
+        return None
+    name = str(chosen.get("name", "unknown GPU"))
+    vendor = "AMD" if "AMD" in name.upper() or "hip_runtime_version" in header else (
+        "NVIDIA" if "NVIDIA" in name.upper() or "cuda_runtime_version" in header else "GPU")
+    mem = chosen.get("totalGlobalMem")
+    sms = chosen.get("numSms")
+    return GpuDevice(name, vendor, int(sms) if isinstance(sms, int) else None,
+                     float(mem) / 2**30 if isinstance(mem, (int, float)) else None,
+                     f"{chosen.get('computeMajor', '')}.{chosen.get('computeMinor', '')}")
 
 
 # --- the frame ------------------------------------------------------------------------------

@@ -1,0 +1,73 @@
+"""The user's choices that change the figures (FLOP conventions, chip, HF32 …), stamped into every report.
+
+A light module (no numpy/pandas): the command line's cached path builds its cache keys from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mfu_desktop.core.flops import BackwardCount, MaskConvention
+
+#: Hot-operator lists show this many rows by default.
+DEFAULT_TOP_N = 10
+
+
+@dataclass(frozen=True)
+class FlopOptions:
+    """User choices that change FLOPs (each stamped into reports).
+
+    Attributes:
+        fa_sparse_mode: ``"auto"`` (inferred from the mask) or a sparse_mode to apply to every
+            FlashAttention kernel.
+        fa_layout: ``"auto"`` or a layout to apply.
+        fa_backward: ``model`` (2× forward, default) or ``executed`` (2.5×, HFU view).
+        mask_convention: ``exact`` or ``seed``.
+    """
+
+    fa_sparse_mode: str | int = "auto"
+    fa_layout: str = "auto"
+    fa_backward: str = BackwardCount.MODEL.value
+    mask_convention: str = MaskConvention.EXACT.value
+
+    def describe(self) -> list[str]:
+        """The options as convention lines."""
+        return [
+            f"FlashAttention sparse_mode: {self.fa_sparse_mode}"
+            + (" (inferred per kernel from atten_mask)" if self.fa_sparse_mode == "auto" else " (user override)"),
+            f"FlashAttention layout: {self.fa_layout}"
+            + (" (inferred from softmax_max's shape)" if self.fa_layout == "auto" else " (user override)"),
+            "FlashAttention backward: " + ("model FLOPs, 2 × forward" if self.fa_backward == "model"
+                                          else "executed FLOPs incl. recomputed QKᵀ (HFU view)"),
+            f"mask geometry: {self.mask_convention}",
+        ]
+
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """User choices that change the figures; stamped into every report.
+
+    Attributes:
+        chip: Chip name chosen by the user (overrides detection), or ``None``.
+        hf32: FP32 matmuls ran with HF32/TF32 (uses the HF32 peak where ``HF32 Eligible`` ≠ NO).
+        flops: FlashAttention and mask conventions.
+        include_suspicious: Keep MFU > 100 % kernels in aggregates (off by default).
+        top_n: Rows in the hot-operator lists.
+    """
+
+    chip: str | None = None
+    hf32: bool = False
+    flops: FlopOptions = field(default_factory=FlopOptions)
+    include_suspicious: bool = False
+    top_n: int = DEFAULT_TOP_N
+
+    def describe(self) -> list[str]:
+        """Conventions as text lines."""
+        return [
+            "MFU = Σ (FLOPs_i / peak_i) / Σ t_i over counted kernels (operator achievement rate, 算子达成率)",
+            "step MFU = Σ FLOPs_i / peak_i over the step time Computing + Communication(Not Overlapped) + Free",
+            f"FP32 matmuls use the {'HF32/TF32' if self.hf32 else 'FP32 (HF32 off)'} peak",
+            "kernels with MFU > 100 % are " + ("kept in" if self.include_suspicious else "kept out of") + " aggregates",
+            *self.flops.describe(),
+        ]
