@@ -8,7 +8,8 @@ Generates a PipeUtilization kernel_details.csv with ``python -m mfu_desktop.demo
 ``--keep`` points at an existing one), then times in one run, each as its own process so
 that start-up and imports count the same way for all:
 
-(a) ``mfu analyze --json`` (no cache), (b) ``pandas.read_csv``, (c) ``pyarrow.csv.read_csv``,
+(a) ``mfu analyze --json --no-cache``, (a2) the same filling an empty cache, (b) ``pandas.read_csv``,
+(c) ``pyarrow.csv.read_csv``,
 (d) the seed document's awk extractor (column numbers adjusted to the header; it needs gawk's
 FPAT — without gawk the row is skipped with a message), (e) ``mfu analyze --json`` again on the
 unchanged folder (served from the cache), and (g) ``mfu analyze --json`` of a profile of the
@@ -16,7 +17,9 @@ same size whose matmuls have thousands of distinct shapes (MoE / dynamic shapes)
 cost must stay proportional to the distinct groups, so (g)/(a) should stay near 1.
 
 Prints wall time and peak RSS of each and the ratios the targets are stated in:
-(a)/(c) ≤ 1.5, (a) < (b), (a) < (d), peak RSS of (a) ≤ CSV size, (e)/(a) ≤ 0.10.
+(a)/(c) ≤ 0.8, (a) < (b), (a) < (d), peak RSS of (a) ≤ 0.8 × the CSV, cache on disk ≤ 0.5 × the CSV,
+(e) ≤ 0.1 s (the cached command line imports no numpy/pandas/pyarrow), (f) ≤ 0.10.
+Children run with bytecode writing on, as on a user's machine.
 """
 
 from __future__ import annotations
@@ -76,13 +79,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--keep", type=Path, help="profile folder to reuse (generated there when missing)")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of each process; the fastest is reported (shared VMs are noisy)")
     parser.add_argument("--distinct-shapes", type=int, default=5_000,
                         help="distinct matmul shapes of the shape-variety variant (g); 0 skips it")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="mfu-bench-"))
     profile = args.keep or (work / "profile")
     env = dict(os.environ, MFU_DESKTOP_CACHE_DIR=str(work / "cache"), PYTHONPATH=str(ROOT))
+    # As on a user's machine: bytecode is written (some CI images set PYTHONDONTWRITEBYTECODE, which makes
+    # every run recompile MFU Desktop's own modules, ~0.1 s).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     py = sys.executable
+    subprocess.run([py, "-m", "mfu_desktop", "--help"], check=True, env=env, capture_output=True)
     if not any(profile.glob("*_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv")):
         t0 = time.perf_counter()
         subprocess.run([py, "-m", "mfu_desktop.demo", str(profile), "--ranks", "1", "--kernels", str(args.rows)],
@@ -93,11 +102,18 @@ def main() -> int:
     header = csv.open(encoding="utf-8").readline().rstrip("\n").split(",")
     rows = {}
     mfu = [py, "-m", "mfu_desktop", "analyze", str(profile), "--json"]
-    rows["(a) mfu analyze --json"] = run_measured([*mfu, "--no-cache"], env)
-    rows["(b) pandas.read_csv"] = run_measured(
-        [py, "-c", f"import pandas as pd; df = pd.read_csv({str(csv)!r}); print(len(df))"], env)
-    rows["(c) pyarrow.csv.read_csv"] = run_measured(
-        [py, "-c", f"import pyarrow.csv as c; t = c.read_csv({str(csv)!r}); print(t.num_rows)"], env)
+
+    def best(cmd: list[str]) -> tuple[float, float, str]:
+        """The fastest of ``--repeat`` runs (its wall time, the largest peak RSS, its output)."""
+        runs = [run_measured(cmd, env) for _ in range(max(args.repeat, 1))]
+        wall, _, out = min(runs, key=lambda r: r[0])
+        return wall, max(r[1] for r in runs), out
+
+    rows["(a) mfu analyze --json"] = best([*mfu, "--no-cache"])
+    rows["(b) pandas.read_csv"] = best(
+        [py, "-c", f"import pandas as pd; df = pd.read_csv({str(csv)!r}); print(len(df))"])
+    rows["(c) pyarrow.csv.read_csv"] = best(
+        [py, "-c", f"import pyarrow.csv as c; t = c.read_csv({str(csv)!r}); print(t.num_rows)"])
     awk = shutil.which("gawk")  # FPAT (quoted fields with commas) is a gawk extension: mawk counts 0 kernels
     if awk:
         prog = work / "extract.awk"
@@ -113,8 +129,10 @@ def main() -> int:
                         "--distinct-shapes", str(args.distinct_shapes)], check=True, env=env)
         rows[f"(g) ... {args.distinct_shapes:,} matmul shapes"] = run_measured(
             [py, "-m", "mfu_desktop", "analyze", str(varied), "--json", "--no-cache"], env)
-    run_measured(mfu, env)  # fill the cache
-    rows["(e) mfu analyze --json, cached"] = run_measured(mfu, env)
+    shutil.rmtree(work / "cache", ignore_errors=True)
+    rows["(a2) ... first run, filling the cache"] = run_measured(mfu, env)
+    cache_mb = sum(p.stat().st_size for p in (work / "cache").rglob("*") if p.is_file()) / 2**20
+    rows["(e) mfu analyze --json, cached"] = best(mfu)
     # (f) the app's case: one process analyses, then re-opens the unchanged folder (start-up excluded)
     script = ("import sys, time; from mfu_desktop.core.profile_analysis import analyze_paths; "
               f"p = [{str(profile)!r}]; t = time.perf_counter(); analyze_paths(p, use_cache=False); "
@@ -130,14 +148,15 @@ def main() -> int:
     b = rows["(b) pandas.read_csv"]
     e = rows["(e) mfu analyze --json, cached"]
     print("\nratios (targets in brackets)")
-    print(f"  (a)/(c) analysis vs pyarrow read : {a[0] / c[0]:.2f}  [≤ 1.5]")
+    print(f"  (a)/(c) analysis vs pyarrow read : {a[0] / c[0]:.2f}  [≤ 0.8]")
     print(f"  (a)/(b) analysis vs pandas read  : {a[0] / b[0]:.2f}  [< 1]")
     if "(d) seed awk extractor" in rows:
         d = rows["(d) seed awk extractor"]
         print(f"  (a)/(d) analysis vs awk          : {a[0] / d[0]:.2f}  [< 1]")
         print(f"  awk says: {d[2].strip().splitlines()[0] if d[2].strip() else '(no output)'}")
-    print(f"  peak RSS (a) / CSV size          : {a[1] / size_mb:.2f}  [≤ 1]")
-    print(f"  (e)/(a) cached, new process      : {e[0] / a[0]:.2f}  [≤ 0.10] (both include start-up + imports)")
+    print(f"  peak RSS (a) / CSV size          : {a[1] / size_mb:.2f}  [≤ 0.8]")
+    print(f"  cache on disk / CSV size         : {cache_mb / size_mb:.2f}  [≤ 0.5] ({cache_mb:.0f} MB)")
+    print(f"  (e) cached, new process          : {e[0]:.3f} s  [≤ 0.1 s] = {e[0] / a[0]:.3f} × (a)")
     g = next((v for k, v in rows.items() if k.startswith("(g)")), None)
     if g is not None:
         print(f"  (g)/(a) thousands of shapes      : {g[0] / a[0]:.2f}  [≈ 1: cost grows with distinct groups only]")

@@ -39,8 +39,8 @@ sys.path.insert(0, sys.argv[2]); sys.path.insert(0, sys.argv[2] + "/bench")
 from pathlib import Path
 from PySide6.QtWidgets import QApplication
 from mfu_desktop.core import loader, profile_analysis
-loader._cache_read = lambda key: None
-profile_analysis.cache_read = lambda key, kind="ranks": None
+loader.cache_read = lambda key: None
+profile_analysis.read_analysis = lambda key: None
 from bench_gui_stall import Heartbeat, spin
 from mfu_desktop.gui.app import create, parse_args
 app = QApplication([])

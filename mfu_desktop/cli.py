@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -521,4 +522,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
 
 
-__all__ = ["WHERE", "build_parser", "main"]
+def run() -> NoReturn:
+    """The ``mfu`` console script: :func:`main`, then exit without the interpreter's teardown.
+
+    Tearing down pandas/pyarrow after a million-row analysis costs 0.1–0.15 s and does nothing
+    useful: output is flushed, files are closed, nothing runs at exit. Tests call :func:`main`.
+    """
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # pragma: no cover - `mfu ... | head`
+        pass
+    os._exit(code)
+
+
+__all__ = ["WHERE", "build_parser", "main", "run"]

@@ -7,16 +7,18 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-from mfu_desktop.core.analysis import AnalysisOptions
+from mfu_desktop.core import summary
 from mfu_desktop.core.chips import ChipCatalog, UnknownChipError
-from mfu_desktop.core.flops_registry import FlopOptions
 from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.numbers import calls, pct, sig
+from mfu_desktop.core.options import AnalysisOptions, FlopOptions
 from mfu_desktop.core.paths import demo_profile_dir
-from mfu_desktop.core.profile_analysis import FolderAnalysis, RankAnalysis, analyze_paths
-from mfu_desktop.core.report import ExportError, export_analysis
 from mfu_desktop.core.steps import PER_STEP_CONVENTION
+
+# Light on purpose: printing works on documents (mfu_desktop.core.summary), so that a cached
+# re-open imports no numpy/pandas. The analysis itself is imported only when it has to run.
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 
@@ -62,47 +64,47 @@ def _us(value: float | None) -> str:
     return "–" if value is None or value != value else f"{value:,.1f}"
 
 
-def _print_hot(title: str, table, top: int, by: str) -> None:
-    if table is None or table.empty:
+def _print_hot(title: str, rows: list[dict[str, Any]], top: int, by: str) -> None:
+    if not rows:
         return
     print(f"   {title}")
     print(f"     {'lost µs/step' if by == 'lost_us' else 'time µs/step':>14} {'share':>7} {'MFU':>9} {'calls/step':>10}"
           "  type [input shapes]")
-    for row in table.head(top).itertuples(index=False):
-        value = row.lost_us if by == "lost_us" else row.time_us
-        fraction = getattr(row, "time_share", float("nan"))  # merged cluster tables have no share
-        share = f"{fraction * 100:.1f} %" if fraction == fraction else ""
-        mfu = pct(row.mfu) if row.mfu == row.mfu else "–"
-        shapes = f" [{row.input_shapes}]" if row.input_shapes else ""
-        print(f"     {_us(value):>14} {share:>7} {mfu:>9} {calls(row.count):>10}  {row.type}{shapes}")
+    for row in rows[:top]:
+        fraction = summary.number(row.get("time_share"))  # merged cluster rows have no share
+        share = f"{fraction * 100:.1f} %" if fraction is not None else ""
+        mfu = summary.number(row.get("mfu"))
+        shapes = f" [{row['input_shapes']}]" if row.get("input_shapes") else ""
+        print(f"     {_us(row.get(by)):>14} {share:>7} {pct(mfu) if mfu is not None else '–':>9} "
+              f"{calls(row.get('count') or 0):>10}  {row.get('type')}{shapes}")
 
 
-def _print_rank(r: RankAnalysis, top: int) -> None:
-    s = r.summary
-    print(f"== rank {s.rank}  {r.folder.path}")
-    print(f"   capture      {r.folder.config.describe()}; {r.data.kernel_source}")
-    print(f"   chip / peak  {s.chip or 'not confirmed'} — {s.peak_source}")
-    print(f"   kernels      {s.kernels:,} in the capture ({s.countable_kernels:,} counted for FLOPs-based MFU); "
-          f"{s.steps} step(s) ({s.steps_source})")
-    print(f"   achieved     {sig(s.achieved_tflops)} TFLOP/s" if s.achieved_tflops else "   achieved     n/a")
-    print(f"   operator MFU {_range(s.mfu_ops, s.mfu_ops_range)}   (算子达成率: Σ FLOPs/peak over their own time)")
-    step = f"{_us(s.step_time_us)} µs per step" if s.step_time_us else "no step trace"
-    print(f"   step MFU     {_range(s.mfu_step, s.mfu_step_range)}   (端到端; step time {step})")
-    print(f"   cube util    {pct(s.cube_utilization) if s.cube_utilization is not None else 'n/a'}"
-          "   (hardware counter, not MFU)")
-    value = s.tier.value
-    print(f"   tier         {s.tier.tier} — {s.tier.label}: {pct(value) if value is not None else 'n/a'}")
-    for why in s.tier.why:
+def _print_rank(d: dict[str, Any], top: int) -> None:
+    print(f"== rank {d['rank']}  {d['path']}")
+    print(f"   capture      {d['capture']}; {d['kernel_source']}")
+    print(f"   chip / peak  {d['chip'] or 'not confirmed'} — {d['peak_source']}")
+    print(f"   kernels      {d['kernels']:,} in the capture ({d['countable_kernels']:,} counted for FLOPs-based MFU); "
+          f"{d['steps']} step(s) ({d['steps_source']})")
+    print(f"   achieved     {sig(d['achieved_tflops'])} TFLOP/s" if d["achieved_tflops"] else "   achieved     n/a")
+    print(f"   operator MFU {_range(d['mfu_ops'], d['mfu_ops_range'])}"
+          "   (算子达成率: Σ FLOPs/peak over their own time)")
+    step = f"{_us(d['step_time_us'])} µs per step" if d["step_time_us"] else "no step trace"
+    print(f"   step MFU     {_range(d['mfu_step'], d['mfu_step_range'])}   (端到端; step time {step})")
+    cube = d["cube_utilization"]
+    print(f"   cube util    {pct(cube) if cube is not None else 'n/a'}   (hardware counter, not MFU)")
+    value = d["tier_value"]
+    print(f"   tier         {d['tier']} — {d['tier_label']}: {pct(value) if value is not None else 'n/a'}")
+    for why in d["tier_why"]:
         print(f"                · {why}")
-    _print_hot(f"top {min(top, len(r.hot_by_lost))} by lost time (time × (1 − MFU)), per step:", r.hot_by_lost,
-               top, "lost_us")
-    _print_hot(f"top {min(top, len(r.hot_by_time))} by time, per step:", r.hot_by_time, top, "time_us")
-    if not r.excluded.empty:
+    lost, hot = d["hot_by_lost"], d["hot_by_time"]
+    _print_hot(f"top {min(top, len(lost))} by lost time (time × (1 − MFU)), per step:", lost, top, "lost_us")
+    _print_hot(f"top {min(top, len(hot))} by time, per step:", hot, top, "time_us")
+    if d["excluded"]:
         print("   excluded from FLOPs-based MFU (per step):")
         print(f"     {'calls/step':>10} {'time µs/step':>14}  type: reason")
-        for row in r.excluded.itertuples(index=False):
-            print(f"     {calls(row.count):>10} {_us(row.time_us):>14}  {row.type}: {row.reason}")
-    for w in r.warnings:
+        for row in d["excluded"]:
+            print(f"     {calls(row['count'] or 0):>10} {_us(row['time_us']):>14}  {row['type']}: {row['reason']}")
+    for w in d["warnings"]:
         print(f"   warning: {w}")
 
 
@@ -110,85 +112,85 @@ def _print_rank(r: RankAnalysis, top: int) -> None:
 RANK_BLOCKS_SHOWN = 4
 
 
-def _chosen_ranks(result: FolderAnalysis, choice: str | None) -> tuple[list[RankAnalysis], str]:
+def _chosen_ranks(folder: dict[str, Any], choice: str | None) -> tuple[list[dict[str, Any]], str]:
     """The rank blocks to print: all, a list, or (many ranks) the slowest, the fastest and the slow ones."""
-    ranks = result.ranks
+    ranks = folder["ranks"]
     if choice == "all" or (choice is None and len(ranks) <= RANK_BLOCKS_SHOWN):
         return ranks, ""
     if choice:
         wanted = {int(x) for x in choice.split(",") if x.strip().lstrip("-").isdigit()}
-        return [r for r in ranks if r.rank in wanted], ""
-    timed = [r for r in ranks if r.summary.step_time_us]
-    keep: list[RankAnalysis] = []
+        return [d for d in ranks if d["rank"] in wanted], ""
+    timed = [d for d in ranks if d["step_time_us"]]
+    keep: list[dict[str, Any]] = []
     if timed:
-        keep += [max(timed, key=lambda r: r.summary.step_time_us), min(timed, key=lambda r: r.summary.step_time_us)]
-    keep += [r for r in ranks if r.rank in result.cluster.slow]
-    unique = {id(r): r for r in (keep or ranks[:2])}
+        keep += [max(timed, key=lambda d: d["step_time_us"]), min(timed, key=lambda d: d["step_time_us"])]
+    keep += [d for d in ranks if d["rank"] in folder["cluster"]["slow_ranks"]]
+    unique = {id(d): d for d in (keep or ranks[:2])}
     keep = list(unique.values())[:RANK_BLOCKS_SHOWN]
-    keep.sort(key=lambda r: r.rank)
+    keep.sort(key=lambda d: d["rank"])
     return keep, (f"({len(ranks) - len(keep)} more rank blocks: --ranks all prints every rank, --ranks 0,3 "
                   "chosen ones)")
 
 
-def _print_cluster(result: FolderAnalysis, top: int) -> None:
-    c = result.cluster
-    ranks = result.ranks
-    roots = ", ".join(str(p) for p in result.discovery.roots)
-    print(f"MFU Desktop — {len(ranks)} rank(s) from {roots}")
+def _print_cluster(folder: dict[str, Any], top: int) -> None:
+    c = folder["cluster"]
+    n = c["ranks"]
+    print(f"MFU Desktop — {n} rank(s) from {', '.join(folder['roots'])}")
     print(f"{PER_STEP_CONVENTION}")
     print()
-    print("== cluster" if len(ranks) > 1 else "== profile")
-    rate = c.rate
-    print(f"   operator MFU {_range(rate.mfu, rate.mfu_range)}   (算子达成率, all ranks; "
-          f"{sig(rate.achieved_tflops)} TFLOP/s)" if rate.achieved_tflops else
+    print("== cluster" if n > 1 else "== profile")
+    rate = c["rate"]
+    span = tuple(rate["mfu_range"]) if rate["mfu_range"] else None
+    print(f"   operator MFU {_range(rate['mfu'], span)}   (算子达成率, all ranks; "
+          f"{sig(rate['achieved_tflops'])} TFLOP/s)" if rate["achieved_tflops"] else
           "   operator MFU n/a (no counted kernel)")
-    if c.mfu_step_range:
-        lo, hi = c.mfu_step_range
+    if c["mfu_step_range"]:
+        lo, hi = c["mfu_step_range"]
         text = pct(lo) if abs(hi - lo) < 1e-12 else f"{pct(lo)} – {pct(hi)} over ranks"
         print(f"   step MFU     {text}   (端到端)")
-    st = c.step_time
-    if st.mean is not None:
-        line = f"   step time    {_us(st.mean)} µs per step"
-        if st.differs:
-            line += f", mean per rank; slowest rank {st.slowest_rank}: {_us(st.slowest_value)} µs"
+    st = c["step_time"]
+    if st["mean"] is not None:
+        line = f"   step time    {_us(st['mean'])} µs per step"
+        if st["ranks"] > 1:
+            line += f", mean per rank; slowest rank {st['slowest_rank']}: {_us(st['slowest_value'])} µs"
         print(line)
-    if len(ranks) > 1:
-        print(f"   slow ranks   {c.slow_rank_text()}")
-    if c.cube_utilization_mean is not None:
-        print(f"   cube util    {pct(c.cube_utilization_mean)}   (mean over ranks; hardware counter, not MFU)")
-    if len(ranks) > 1 and not c.table.empty:
+    if n > 1:
+        print(f"   slow ranks   {summary.slow_rank_text(c)}")
+    if c["cube_utilization_mean"] is not None:
+        print(f"   cube util    {pct(c['cube_utilization_mean'])}   (mean over ranks; hardware counter, not MFU)")
+    if n > 1 and c["rows"]:
         print()
         print(f"   {'rank':>5} {'steps':>5} {'step µs':>12} {'computing µs':>13} {'comm µs':>11} {'free µs':>10} "
               f"{'operator MFU':>13} {'step MFU':>10} {'tier':>4}")
-        for row in c.table.itertuples(index=False):
-            mark = "  slow" if getattr(row, "slow", False) else ""
-            print(f"   {row.rank:>5} {row.steps:>5} {_us(row.step_time_us):>12} {_us(row.computing):>13} "
-                  f"{_us(row.comm_not_overlapped):>11} {_us(row.free):>10} {_pct_or_dash(row.mfu_ops):>13} "
-                  f"{_pct_or_dash(row.mfu_step):>10} {row.tier:>4}{mark}")
-        _print_hot(f"top {min(top, len(c.hot_by_lost))} by lost time, per step (mean per rank):", c.hot_by_lost,
-                   top, "lost_us")
+        for row in c["rows"]:
+            mark = "  slow" if row["slow"] else ""
+            print(f"   {row['rank']:>5} {row['steps']:>5} {_us(row['step_time_us']):>12} {_us(row['computing']):>13} "
+                  f"{_us(row['comm_not_overlapped']):>11} {_us(row['free']):>10} {_pct_or_dash(row['mfu_ops']):>13} "
+                  f"{_pct_or_dash(row['mfu_step']):>10} {row['tier']:>4}{mark}")
+        lost = c["hot_by_lost"]
+        _print_hot(f"top {min(top, len(lost))} by lost time, per step (mean per rank):", lost, top, "lost_us")
 
 
 def _pct_or_dash(value: float | None) -> str:
     return pct(value) if value is not None and value == value else "–"
 
 
-def _print_analysis(result: FolderAnalysis, top: int, ranks_choice: str | None) -> None:
-    _print_cluster(result, top)
-    chosen, more = _chosen_ranks(result, ranks_choice)
-    for r in chosen:
+def _print_analysis(folder: dict[str, Any], top: int, ranks_choice: str | None) -> None:
+    _print_cluster(folder, top)
+    chosen, more = _chosen_ranks(folder, ranks_choice)
+    for d in chosen:
         print()
-        _print_rank(r, top)
+        _print_rank(d, top)
     if more:
         print()
         print(more)
-    for w in result.warnings:
+    for w in folder["warnings"]:
         print(f"warning: {w}")
 
 
-def nothing_analysed(command: str, result: FolderAnalysis) -> int:
+def nothing_analysed(command: str, warnings: list[str]) -> int:
     """Every reason nothing could be analysed, as ``error:`` lines (``mfu analyze`` and ``mfu predict`` alike)."""
-    reasons = result.warnings or ["no profiler rank could be read"]
+    reasons = warnings or ["no profiler rank could be read"]
     for reason in reasons:
         print(f"mfu {command}: error: {reason}", file=sys.stderr)
     return EXIT_NOTHING
@@ -213,7 +215,7 @@ class _NoPath(Exception):
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    """``mfu analyze PATH``."""
+    """``mfu analyze PATH``: from the cache when every rank's analysis is there, else analysed."""
     options = _options(args)
     try:
         paths = profile_paths(args, args.paths)
@@ -223,6 +225,14 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
     for problem in catalog.problems:
         print(f"warning: {problem}", file=sys.stderr)
+    if not args.no_cache and not args.export:
+        from mfu_desktop.core.cached_analysis import cached_folder_document
+
+        folder = cached_folder_document(paths, options, catalog)
+        if folder is not None:
+            return _show(folder, args)
+    from mfu_desktop.core.profile_analysis import analyze_paths
+
     progress = ConsoleProgress(sys.stderr.isatty() and not args.json)
     try:
         result = analyze_paths(paths, options, catalog, progress, use_cache=not args.no_cache)
@@ -231,11 +241,14 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if progress.enabled:
         print(file=sys.stderr)
+    folder = result.document()
     if not result.ranks:
         if args.json:
-            print(json.dumps(stamped(result.to_json(args.top)), ensure_ascii=False))
-        return nothing_analysed("analyze", result)
+            print(json.dumps(stamped(summary.analysis_json(folder)), ensure_ascii=False))
+        return nothing_analysed("analyze", result.warnings)
     if args.export:
+        from mfu_desktop.core.report import ExportError, export_analysis
+
         try:
             written = export_analysis(result, args.export, formats=("csv", "parquet"))
             if not args.json:
@@ -243,10 +256,15 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         except ExportError as exc:
             print(f"mfu analyze: error: argument --export: {exc}", file=sys.stderr)
             return EXIT_USAGE
+    return _show(folder, args)
+
+
+def _show(folder: dict[str, Any], args: argparse.Namespace) -> int:
+    """Print a folder document as JSON or text."""
     if args.json:
-        print(json.dumps(stamped(result.to_json(args.top)), ensure_ascii=False))
+        print(json.dumps(stamped(summary.analysis_json(folder)), ensure_ascii=False))
     else:
-        _print_analysis(result, args.top, args.ranks)
+        _print_analysis(folder, args.top, args.ranks)
     return EXIT_OK
 
 

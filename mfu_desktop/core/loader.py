@@ -8,20 +8,16 @@ skips parsing. Nothing is ever written inside a profiler folder.
 
 from __future__ import annotations
 
-import hashlib
-import json
+import copy
 import os
-import pickle
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pandas as pd
 
-from mfu_desktop import __version__
-from mfu_desktop.core.paths import user_cache_dir
+from mfu_desktop.core.cache import cache_key, clear, entry, read_pickle, touch, write_atomic, write_pickle
+from mfu_desktop.core.frame_store import read_frame, write_frame
 from mfu_desktop.core.profiler.communication import CommMatrix
 from mfu_desktop.core.profiler.info import CaptureConfig, DeviceInfo, ParallelGroups
 from mfu_desktop.core.profiler.kernels_db import DbExtras
@@ -31,10 +27,6 @@ from mfu_desktop.core.readers import ENRICHERS, reader_named
 from mfu_desktop.core.readers.base import RankFolder
 from mfu_desktop.core.readers.files import fingerprint
 
-#: Bump when the parsed format changes: old cache entries are then ignored.
-CACHE_VERSION = f"{__version__}-4"
-#: Cache entries beyond this total size are pruned, oldest first.
-CACHE_LIMIT_BYTES = 4 << 30
 #: Ranks parsed at once (pyarrow parses each file with its own threads too).
 MAX_PARALLEL_RANKS = min(8, (os.cpu_count() or 2))
 
@@ -89,84 +81,34 @@ def adopt(folder: RankFolder, data: RankData) -> None:
         folder.config = data.config
 
 
-def cache_key(folder: RankFolder) -> str:
-    """Cache key of a rank: engine version + resolved paths, sizes and mtimes of its inputs."""
-    payload = json.dumps([CACHE_VERSION, str(folder.path.resolve()), fingerprint(folder.input_files())])
-    return hashlib.sha256(payload.encode()).hexdigest()[:32]
-
-
-def _cache_file(key: str, kind: str = "ranks") -> Path:
-    return user_cache_dir() / kind / f"{key}.pkl"
-
-
-def cache_read(key: str, kind: str = "ranks") -> object | None:
-    """A cached object, or ``None`` (missing, unreadable or from another version)."""
-    path = _cache_file(key, kind)
-    try:
-        with path.open("rb") as fh:
-            data = pickle.load(fh)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError,
-            ModuleNotFoundError, IndexError, MemoryError):
-        return None
-    try:
-        os.utime(path)  # LRU
-    except OSError:
-        pass
-    return data
-
-
-def _cache_read(key: str) -> RankData | None:
-    data = cache_read(key)
+def cache_read(key: str) -> RankData | None:
+    """A cached rank (its frame from the Arrow file, the rest from the pickle), or ``None``."""
+    data = read_pickle(key, "ranks")
     if not isinstance(data, RankData):
         return None
+    if data.kernels is None and data.error is None:
+        frame_path = entry(key, "ranks", ".arrow")
+        data.kernels = read_frame(frame_path)
+        if data.kernels is None:
+            return None
+        touch(frame_path)
     data.from_cache = True
     return data
 
 
-def cache_write(key: str, data: object, kind: str = "ranks") -> None:
-    """Store an object in the per-user cache (atomic; failures are silent: the cache is optional)."""
-    path = _cache_file(key, kind)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-    except OSError:
-        return
-    _prune(path.parent)
-
-
-def _prune(folder: Path) -> None:
-    """Drop the least recently used entries beyond :data:`CACHE_LIMIT_BYTES` (per cache kind)."""
-    try:
-        entries = sorted((e.stat().st_mtime, e.stat().st_size, Path(e.path)) for e in os.scandir(folder)
-                         if e.name.endswith(".pkl"))
-    except OSError:
-        return
-    total = sum(size for _, size, _ in entries)
-    for _, size, path in entries:
-        if total <= CACHE_LIMIT_BYTES:
-            break
-        try:
-            path.unlink()
-            total -= size
-        except OSError:
-            pass
+def cache_write(key: str, data: RankData) -> None:
+    """Cache a parsed rank: the kernel frame as an Arrow file, everything else pickled (failures are silent)."""
+    rest = copy.copy(data)
+    if data.kernels is not None:
+        if not write_atomic(entry(key, "ranks", ".arrow"), lambda p: write_frame(data.kernels, p)):
+            return
+        rest.kernels = None
+    write_pickle(key, "ranks", rest)
 
 
 def clear_cache() -> int:
-    """Delete every cached rank; returns how many entries were removed."""
-    removed = 0
-    for kind in ("ranks", "analysis"):
-        folder = user_cache_dir() / kind
-        for entry in folder.glob("*.pkl") if folder.exists() else []:
-            try:
-                entry.unlink()
-                removed += 1
-            except OSError:
-                pass
-    return removed
+    """Delete every cached rank and analysis; returns how many files were removed."""
+    return clear()
 
 
 def load_rank(folder: RankFolder, use_cache: bool = True, progress: Progress | None = None) -> RankData:
@@ -178,7 +120,7 @@ def load_rank(folder: RankFolder, use_cache: bool = True, progress: Progress | N
     started = time.perf_counter()
     key = cache_key(folder) if use_cache else ""
     if use_cache:
-        cached = _cache_read(key)
+        cached = cache_read(key)
         if cached is not None:
             adopt(folder, cached)
             cached.load_seconds = time.perf_counter() - started

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from mfu_desktop.core.chips import Peak
 from mfu_desktop.core.derivation import Derivation, MissingInput
@@ -31,6 +30,9 @@ from mfu_desktop.core.flops import (
 )
 from mfu_desktop.core.numbers import grouped, pct, short, sig
 from mfu_desktop.core.shapes import Shape, format_shape
+
+if TYPE_CHECKING:  # numpy is imported where arrays are handled: the calculator's command line stays light
+    import numpy as np
 
 # --- interpretation (mfu.md §4.5) ---------------------------------------------------------
 
@@ -93,13 +95,15 @@ def mfu_band(mfu: float) -> MfuBand:
 
 #: Bands in ascending order: :func:`mfu_band_codes` indexes into this.
 BAND_ORDER = (MfuBand.FAR, MfuBand.LOW, MfuBand.MEDIUM, MfuBand.GOOD, MfuBand.NEAR_LIMIT, MfuBand.IMPOSSIBLE)
-_BAND_EDGES = np.array([FAR_FROM_PEAK, LOW, TYPICAL_HIGH, NEAR_LIMIT])
+_BAND_EDGES = (FAR_FROM_PEAK, LOW, TYPICAL_HIGH, NEAR_LIMIT)
 
 
 def mfu_band_codes(values: np.ndarray) -> np.ndarray:
     """:func:`mfu_band` for many values at once: index into :data:`BAND_ORDER`, −1 for NaN."""
+    import numpy as np
+
     values = np.asarray(values, dtype=np.float64)
-    codes = np.searchsorted(_BAND_EDGES, values, side="right")  # < 0.2 → 0 … ≥ 0.7 → 4
+    codes = np.searchsorted(np.array(_BAND_EDGES), values, side="right")  # < 0.2 → 0 … ≥ 0.7 → 4
     codes = np.where(values > IMPOSSIBLE, BAND_ORDER.index(MfuBand.IMPOSSIBLE), codes)
     return np.where(np.isnan(values), -1, codes)
 
@@ -496,6 +500,8 @@ def aggregate(flops: np.ndarray, time_s: np.ndarray, peak_tflops: np.ndarray) ->
         peak_tflops: Peak per operator for its dtype (NaN where unknown: those operators
             count in achieved but make MFU unknown).
     """
+    import numpy as np
+
     flops = np.asarray(flops, dtype=np.float64)
     time_s = np.asarray(time_s, dtype=np.float64)
     peak_tflops = np.asarray(peak_tflops, dtype=np.float64)
@@ -514,6 +520,8 @@ def step_mfu(flops: np.ndarray, peak_tflops: np.ndarray, step_time_s: float) -> 
     """End-to-end step MFU: ``Σ (FLOPs_i / peak_i) / step_time`` (mfu.md §4.2)."""
     if step_time_s is None or step_time_s <= 0:
         return None
+    import numpy as np
+
     flops = np.asarray(flops, dtype=np.float64)
     peak_tflops = np.asarray(peak_tflops, dtype=np.float64)
     if len(flops) == 0:

@@ -11,6 +11,10 @@ from mfu_desktop.core.flops import BackwardCount, MaskConvention
 
 #: Hot-operator lists show this many rows by default.
 DEFAULT_TOP_N = 10
+#: The seed predictor's default baseline (prediction source chip when the profile does not say).
+DEFAULT_SOURCE = "Huawei Ascend 910B"
+#: File formats of ``mfu predict --out``: CSV is the seed script's layout; Parquet is typed, ~8× smaller and faster.
+OUTPUT_FORMATS = ("csv", "parquet", "both")
 
 
 @dataclass(frozen=True)

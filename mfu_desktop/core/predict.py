@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from mfu_desktop.core.chips import Chip, ChipCatalog
+from mfu_desktop.core.options import DEFAULT_SOURCE
 from mfu_desktop.core.predict_kernels import (
     CLASSES,
     OTHER_PRECISION,
@@ -48,8 +49,6 @@ from mfu_desktop.core.profiler.communication import CommMatrix
 from mfu_desktop.core.profiler.step_trace import StepTrace
 from mfu_desktop.core.steps import captured_steps
 
-#: The seed predictor's default baseline.
-DEFAULT_SOURCE = "Huawei Ascend 910B"
 #: Targets compared by default (the seed README's list plus the common NVIDIA parts).
 DEFAULT_TARGETS = ("Huawei Ascend 910C", "Huawei Ascend 950DT", "Huawei Ascend 950PR", "NVIDIA H200", "NVIDIA H20",
                    "NVIDIA H100 SXM")

@@ -18,6 +18,7 @@ from pandas.api.types import union_categoricals
 
 from mfu_desktop.core.json_contract import JSON_SCHEMA
 from mfu_desktop.core.numbers import calls
+from mfu_desktop.core.options import OUTPUT_FORMATS
 from mfu_desktop.core.predict import Prediction, TargetResult
 from mfu_desktop.core.predict_rules import rules_to_csv
 from mfu_desktop.core.steps import PER_STEP_CONVENTION
@@ -336,8 +337,6 @@ def detail_frame(p: Prediction) -> pd.DataFrame:
                                       for f in frames]) for c in DETAIL_COLUMNS}, copy=False)
 
 
-#: File formats of ``--out``: CSV is the seed script's layout; Parquet is typed, ~8× smaller and faster.
-OUTPUT_FORMATS = ("csv", "parquet", "both")
 
 
 def write_outputs(p: Prediction, folder: Path, fmt: str = "csv") -> list[Path]:

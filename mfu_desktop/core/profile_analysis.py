@@ -6,8 +6,6 @@ cannot be read is a :class:`RankFailure` with its reason; the others still load.
 
 from __future__ import annotations
 
-import copy
-import hashlib
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mfu_desktop.core import summary
 from mfu_desktop.core.analysis import (
     HW_RATIO_HIGH,
     HW_RATIO_LOW,
@@ -35,21 +34,21 @@ from mfu_desktop.core.analysis import (
     exclusions,
     fine_table,
     hot_operators,
-    merge_hot_operators,
     rate,
-    slow_ranks,
     status_mask,
     step_table,
 )
+from mfu_desktop.core.analysis_cache import read_analysis, write_analysis
+from mfu_desktop.core.cache import analysis_key, cache_key
 from mfu_desktop.core.chip_detect import ChipResolution, resolve_chip
 from mfu_desktop.core.chips import ChipCatalog, default_catalog
-from mfu_desktop.core.loader import CACHE_VERSION, RankData, adopt, cache_key, cache_read, cache_write, load_ranks
+from mfu_desktop.core.loader import RankData, adopt, load_ranks
 from mfu_desktop.core.memory import release_memory
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.profiler.discovery import Discovery, RankFolder, discover
 from mfu_desktop.core.profiler.step_trace import StepTrace, read_cluster_step_trace
 from mfu_desktop.core.progress import Progress, check
-from mfu_desktop.core.steps import PER_STEP_CONVENTION, AcrossRanks, across_ranks, captured_steps
+from mfu_desktop.core.steps import AcrossRanks, captured_steps
 
 
 @dataclass
@@ -76,21 +75,6 @@ class RankAnalysis:
         """The rank folder."""
         return self.data.folder
 
-    def __getstate__(self) -> dict[str, object]:
-        # The annotated frame holds every canonical column: do not pickle the kernels twice.
-        state = dict(self.__dict__)
-        data = copy.copy(self.data)
-        data.kernels = None
-        state["data"] = data
-        state["_kernel_columns"] = list(self.data.kernels.columns) if self.data.kernels is not None else None
-        return state
-
-    def __setstate__(self, state: dict[str, object]) -> None:
-        columns = state.pop("_kernel_columns", None)
-        self.__dict__.update(state)
-        if columns is not None and self.data.kernels is None:
-            self.data.kernels = pd.DataFrame({c: self.kernels[c] for c in columns}, copy=False)
-
 
 @dataclass
 class RankFailure:
@@ -115,19 +99,16 @@ class ClusterSummary:
     cube_utilization_mean: float | None = None
     step_time: AcrossRanks = field(default_factory=lambda: AcrossRanks(None, None, None, 0))
 
+    #: The cluster document these figures come from (:func:`mfu_desktop.core.summary.cluster_document`).
+    document: dict = field(default_factory=dict)
+
     def slow_rank_excess(self) -> list[tuple[int, float]]:
         """Each slow rank with its step time over the fastest rank's, as a fraction (0.094 = +9.4 %)."""
-        if not self.slow or self.table.empty or "step_time_us" not in self.table:
-            return []
-        times = self.table.groupby("rank")["step_time_us"].max()  # a rank found twice (re-runs): its slower copy
-        fastest = float(times.min())
-        return [(rank, float(times.loc[rank]) / fastest - 1.0 if fastest > 0 else float("nan")) for rank in self.slow]
+        return summary.slow_rank_excess(self.document) if self.document else []
 
     def slow_rank_text(self) -> str:
         """"rank 5 (+9.4 % step time vs the fastest rank)", or "none"."""
-        parts = [f"rank {rank} (+{excess * 100:.2g} % step time vs the fastest rank)"
-                 for rank, excess in self.slow_rank_excess()]
-        return ", ".join(parts) or "none"
+        return summary.slow_rank_text(self.document) if self.document else "none"
 
 
 @dataclass
@@ -140,6 +121,15 @@ class FolderAnalysis:
     cluster: ClusterSummary
     options: AnalysisOptions
     warnings: list[str] = field(default_factory=list)
+    #: One rank document per analysed rank (:func:`rank_document`), in ``ranks`` order.
+    documents: list[dict] = field(default_factory=list)
+
+    def document(self) -> dict:
+        """The folder document: what ``mfu analyze`` prints (:func:`mfu_desktop.core.summary.folder_document`)."""
+        failed = [{"path": str(f.folder.path), "rank": f.folder.rank, "reason": f.reason} for f in self.failures]
+        base = [w for w in self.warnings if w != summary.mixed_chips_warning(self.documents)]
+        return summary.folder_document([str(p) for p in self.discovery.roots], self.documents, failed, base,
+                                       self.options.describe(), self.options.top_n)
 
     def to_json(self, top_n: int | None = None) -> dict[str, object]:
         """The ``mfu analyze --json`` object (contract in the README)."""
@@ -280,13 +270,6 @@ def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog)
                         hot_operators(fine, options.top_n, "lost_us"), steps, warnings, notes, fine)
 
 
-def analysis_key(folder: RankFolder, options: AnalysisOptions, catalog: ChipCatalog) -> str:
-    """Cache key of an analysis: the rank's inputs, the options and the catalog values."""
-    chips = [(c.identifier, sorted((k, v) for k, v in c.values.items() if v is not None)) for c in catalog.chips]
-    payload = repr((CACHE_VERSION, cache_key(folder), folder.rank, folder.placeholder, options, chips))
-    return hashlib.sha256(payload.encode()).hexdigest()[:32]
-
-
 def _step_mean(steps: pd.DataFrame, column: str) -> float:
     """Mean per complete step of one step-trace column (NaN without a trace)."""
     if steps.empty or column not in steps.columns:
@@ -295,45 +278,17 @@ def _step_mean(steps: pd.DataFrame, column: str) -> float:
     return float(valid[column].mean()) if len(valid) else np.nan
 
 
-def cluster_summary(ranks: list[RankAnalysis], discovery: Discovery, options: AnalysisOptions) -> ClusterSummary:
-    """Every rank's MFU, step time and breakdown; slow ranks marked."""
-    rows = []
-    for r in ranks:
-        s = r.summary
-        rows.append({
-            "rank": r.rank, "path": s.path, "chip": s.chip, "mfu_ops": s.mfu_ops, "mfu_step": s.mfu_step,
-            "mfu_ops_lo": s.mfu_ops_range[0] if s.mfu_ops_range else np.nan,
-            "mfu_ops_hi": s.mfu_ops_range[1] if s.mfu_ops_range else np.nan,
-            "cube_utilization": s.cube_utilization, "tier": s.tier.tier, "step_time_us": s.step_time_us,
-            "steps": s.steps,
-            **{col: _step_mean(r.steps, col) for col in ("computing", "comm_not_overlapped", "free", "bubble")},
-            "kernels": s.kernels, "countable_kernels": s.countable_kernels,
-        })
-    table = pd.DataFrame(rows)
-    for column in ("mfu_ops", "mfu_step", "cube_utilization", "step_time_us"):  # None → NaN, never object
+def cluster_summary(ranks: list[RankAnalysis], discovery: Discovery, options: AnalysisOptions,
+                    documents: list[dict] | None = None) -> ClusterSummary:
+    """Every rank's MFU, step time and breakdown, slow ranks marked: the cluster document as frames for the window."""
+    docs = documents if documents is not None else [rank_document(r, options.top_n) for r in ranks]
+    c = summary.cluster_document(docs, options.top_n)
+    table = pd.DataFrame(c["rows"])
+    for column in ("mfu_ops", "mfu_step", "mfu_ops_lo", "mfu_ops_hi", "cube_utilization", "step_time_us",
+                   *summary.BREAKDOWN):  # None → NaN, never object
         if column in table:
             table[column] = pd.to_numeric(table[column], errors="coerce").astype(np.float64)
-    slow, threshold = slow_ranks({r.rank: r.summary.step_time_us for r in ranks if r.rank >= 0})
-    if not table.empty:
-        table["slow"] = table["rank"].isin(slow)
-    total = Rate()
-    ideal = 0.0
-    lo = hi = 0.0
-    all_confirmed = all(r.chip.confirmed for r in ranks)
-    for r in ranks:
-        total.flops += r.summary.flops
-        total.time_us += r.summary.countable_time_us
-        if r.summary.mfu_ops is not None:
-            ideal += r.summary.mfu_ops * r.summary.countable_time_us
-        if r.summary.mfu_ops_range is not None:
-            lo += r.summary.mfu_ops_range[0] * r.summary.countable_time_us
-            hi += r.summary.mfu_ops_range[1] * r.summary.countable_time_us
-    if total.time_us > 0:
-        total.achieved_tflops = total.flops / total.time_us / 1e6
-        if all_confirmed and all(r.summary.mfu_ops is not None or r.summary.countable_time_us == 0 for r in ranks):
-            total.mfu = ideal / total.time_us
-        elif not any(r.chip.confirmed for r in ranks):
-            total.mfu_range = (lo / total.time_us, hi / total.time_us)
+    rate = c["rate"]
     cluster_trace = None
     for path in discovery.cluster_dirs:
         trace_file = path / "cluster_step_trace_time.csv"
@@ -342,16 +297,22 @@ def cluster_summary(ranks: list[RankAnalysis], discovery: Discovery, options: An
             if not trace.empty:
                 cluster_trace = trace.frame
                 break
-    steps = table["mfu_step"].dropna() if "mfu_step" in table else pd.Series(dtype=float)
-    cube = table["cube_utilization"].dropna() if "cube_utilization" in table else pd.Series(dtype=float)
+    st = c["step_time"]
     return ClusterSummary(
-        table, slow, threshold, total, cluster_trace,
-        merge_hot_operators([r.hot_by_lost for r in ranks], "lost_us", options.top_n, len(ranks)),
-        merge_hot_operators([r.hot_by_time for r in ranks], "time_us", options.top_n, len(ranks)),
-        (float(steps.min()), float(steps.max())) if len(steps) else None,
-        float(cube.mean()) if len(cube) else None,
-        across_ranks((r.rank, r.summary.step_time_us) for r in ranks),
+        table, c["slow_ranks"], c["slow_threshold_us"],
+        Rate(rate["flops"], rate["time_us"], rate["achieved_tflops"], rate["mfu"],
+             tuple(rate["mfu_range"]) if rate["mfu_range"] else None),
+        cluster_trace, _hot_frame(c["hot_by_lost"]), _hot_frame(c["hot_by_time"]),
+        tuple(c["mfu_step_range"]) if c["mfu_step_range"] else None, c["cube_utilization_mean"],
+        AcrossRanks(st["mean"], st["slowest_rank"], st["slowest_value"], st["ranks"]), c,
     )
+
+
+def _hot_frame(rows: list[dict]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=["type", "input_shapes", "count", "time_us", "lost_us", "mfu"])
+    for column in ("count", "time_us", "lost_us", "mfu"):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(np.float64)
+    return frame
 
 
 def analyze_paths(
@@ -387,7 +348,7 @@ def analyze_paths(
     if use_cache:
         for i, folder in enumerate(found.ranks):
             keys[i] = analysis_key(folder, options, catalog)
-            cached = cache_read(keys[i], "analysis")
+            cached = read_analysis(keys[i])
             if isinstance(cached, RankAnalysis):
                 adopt(folder, cached.data)
                 cached.data.from_cache = True
@@ -402,7 +363,7 @@ def analyze_paths(
             result = RankFailure(data.folder, f"analysis failed: {type(exc).__name__}: {exc}")
         results[i] = result
         if use_cache and isinstance(result, RankAnalysis) and i in keys and not data.changed_while_read:
-            cache_write(keys[i], result, "analysis")
+            write_analysis(keys[i], cache_key(found.ranks[i]), result, rank_document(result, options.top_n))
         if progress is not None:
             progress.set_progress(0.8 + 0.2 * (n + 1) / max(len(pending), 1), f"analysed {n + 1}/{len(pending)} ranks")
     ranks = [r for i in sorted(results) if isinstance(r := results[i], RankAnalysis)]
@@ -410,11 +371,12 @@ def analyze_paths(
     warnings = list(found.warnings)
     for failure in failures:
         warnings.append(f"{failure.folder.label}: not analysed — {failure.reason}")
-    chips = sorted({r.summary.chip or f"an unidentified {r.folder.vendor} chip" for r in ranks})
-    if len(chips) > 1:
-        warnings.append(f"the ranks ran on {len(chips)} different chips ({', '.join(chips)}): cluster figures mix "
-                        "them — to set chips against each other, compare two profiles")
-    return FolderAnalysis(found, ranks, failures, cluster_summary(ranks, found, options), options, warnings)
+    documents = [rank_document(r, options.top_n) for r in ranks]
+    mixed = summary.mixed_chips_warning(documents)
+    if mixed:
+        warnings.append(mixed)
+    return FolderAnalysis(found, ranks, failures, cluster_summary(ranks, found, options, documents), options,
+                          warnings, documents)
 
 
 # --- JSON ---------------------------------------------------------------------------------
@@ -447,8 +409,14 @@ def _records(frame: pd.DataFrame, columns: dict[str, str]) -> list[dict[str, obj
     return out
 
 
-def rank_json(r: RankAnalysis, top_n: int | None = None) -> dict[str, object]:
-    """One rank in the ``mfu analyze --json`` contract (plus documented extras)."""
+def _hot_rows(frame: pd.DataFrame, top: int) -> list[dict[str, object]]:
+    return _records(frame.head(top), {"type": "type", "input_shapes": "input_shapes", "count": "count",
+                                      "time_us": "time_us", "mfu": "mfu", "lost_us": "lost_us",
+                                      "time_share": "time_share", "klass": "klass"})
+
+
+def rank_document(r: RankAnalysis, top_n: int | None = None) -> dict[str, object]:
+    """One rank as a document: the ``mfu analyze --json`` rank object plus what the console and the cluster need."""
     s = r.summary
     top = top_n or 10
     mfu_col = "mfu" if "mfu" in r.by_type.columns else "mfu_lo"
@@ -478,52 +446,35 @@ def rank_json(r: RankAnalysis, top_n: int | None = None) -> dict[str, object]:
             for rec in _records(r.by_type, by_type_cols)
         ],
         "excluded": _records(r.excluded, {"type": "type", "reason": "reason", "count": "count", "time_us": "time_us"}),
-        "step_breakdown": {col: _num(_step_mean(r.steps, col)) for col in
-                           ("computing", "comm_not_overlapped", "free", "bubble")},
+        "step_breakdown": {col: _num(_step_mean(r.steps, col)) for col in summary.BREAKDOWN},
         # extras beyond the contract
-        "mfu_ops_range": list(s.mfu_ops_range) if s.mfu_ops_range else None,
-        "mfu_step_range": list(s.mfu_step_range) if s.mfu_step_range else None,
+        "mfu_ops_range": [_num(v) for v in s.mfu_ops_range] if s.mfu_ops_range else None,
+        "mfu_step_range": [_num(v) for v in s.mfu_step_range] if s.mfu_step_range else None,
         "tier_label": s.tier.label,
         "tier_value": _num(s.tier.value),
-        "tier_why": s.tier.why,
+        "tier_why": list(s.tier.why),
         "device_busy_proxy": _num(s.device_busy_proxy),
         "hw_flops_ratio": _num(s.hw_flops_ratio),
         "kernel_source": r.data.kernel_source,
         "capture": r.folder.config.describe(),
         "rank_origin": r.folder.rank_origin,
-        "incomplete": r.data.incomplete,
-        "hot_by_time": _records(r.hot_by_time.head(top), {"type": "type", "input_shapes": "input_shapes",
-                                                           "count": "count", "time_us": "time_us", "mfu": "mfu",
-                                                           "lost_us": "lost_us"}),
-        "hot_by_lost": _records(r.hot_by_lost.head(top), {"type": "type", "input_shapes": "input_shapes",
-                                                           "count": "count", "time_us": "time_us", "mfu": "mfu",
-                                                           "lost_us": "lost_us"}),
-        "warnings": r.warnings,
+        "incomplete": list(r.data.incomplete),
+        "hot_by_time": _hot_rows(r.hot_by_time, top),
+        "hot_by_lost": _hot_rows(r.hot_by_lost, top),
+        "warnings": list(r.warnings),
+        # internal (not in the contract): what the cluster and the console need
+        "confirmed": bool(r.chip.confirmed),
+        "notes": [n for n in r.notes if n],
+        "document_version": summary.DOCUMENT_VERSION,
     }
 
 
 def analysis_json(result: FolderAnalysis, top_n: int | None = None) -> dict[str, object]:
     """The whole ``mfu analyze --json`` object."""
-    cluster = result.cluster
-    return {
-        "ranks": [rank_json(r, top_n) for r in result.ranks],
-        "warnings": result.warnings,
-        "failed": [{"path": str(f.folder.path), "rank": f.folder.rank, "reason": f.reason} for f in result.failures],
-        "cluster": {
-            "ranks": len(result.ranks),
-            "slow_ranks": cluster.slow,
-            "slow_threshold_us": _num(cluster.threshold_us),
-            "achieved_tflops": _num(cluster.rate.achieved_tflops),
-            "mfu_ops": _num(cluster.rate.mfu),
-            "mfu_ops_range": list(cluster.rate.mfu_range) if cluster.rate.mfu_range else None,
-            "mfu_step_range": list(cluster.mfu_step_range) if cluster.mfu_step_range else None,
-            "step_time_us": _num(cluster.step_time.mean),
-            "slowest_rank": None if cluster.step_time.slowest_rank is None else {
-                "rank": cluster.step_time.slowest_rank, "step_time_us": _num(cluster.step_time.slowest_value)},
-        },
-        "convention": PER_STEP_CONVENTION,
-        "conventions": result.options.describe(),
-    }
+    folder = result.document()
+    if top_n is not None:
+        folder["top_n"] = top_n
+    return summary.analysis_json(folder)
 
 
 __all__ = ["FolderAnalysis", "RankAnalysis", "RankFailure", "Tier", "analyze_paths", "analyze_rank"]

@@ -39,8 +39,8 @@ def real_threads() -> list[str]:
 
 def test_fifty_load_cancel_reload_cycles(make_window, qtbot, tmp_path, monkeypatch):
     # No cache: every load really parses, so cancels and new drops land mid-load.
-    monkeypatch.setattr(loader, "_cache_read", lambda key: None)
-    monkeypatch.setattr(profile_analysis, "cache_read", lambda key, kind="ranks": None)
+    monkeypatch.setattr(loader, "cache_read", lambda key: None)
+    monkeypatch.setattr(profile_analysis, "read_analysis", lambda key: None)
     big = generate(tmp_path / "big", ranks=4, steps=2, kernels=20_000)
     small = demo_profile_dir()
     window = make_window("--lang", "en")

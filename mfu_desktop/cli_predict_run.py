@@ -1,0 +1,142 @@
+"""``mfu predict``: the prediction run (imported only when the command runs: it needs pandas)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from mfu_desktop.cli_profile import _NoPath, nothing_analysed, profile_paths
+from mfu_desktop.core.analysis import AnalysisOptions
+from mfu_desktop.core.calibrate import calibrate
+from mfu_desktop.core.chips import ChipCatalog, UnknownChipError
+from mfu_desktop.core.json_contract import stamped
+from mfu_desktop.core.numbers import pct
+from mfu_desktop.core.predict import Prediction, predict, resolve_targets
+from mfu_desktop.core.predict_inputs import choose_source, rank_inputs
+from mfu_desktop.core.predict_rows import console_table, target_lines, write_outputs
+from mfu_desktop.core.predict_rules import DEFAULT_RULES, rules_from_csv, with_rules_disabled
+from mfu_desktop.core.profile_analysis import FolderAnalysis, analyze_paths
+from mfu_desktop.core.report import ExportError, forbid_inside
+from mfu_desktop.core.steps import PER_STEP_CONVENTION
+
+EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
+
+
+class _Usage(Exception):
+    pass
+
+
+class _Nothing(Exception):
+    """Nothing could be analysed: the analysis says why (printed as error lines)."""
+
+    def __init__(self, result: FolderAnalysis) -> None:
+        super().__init__("nothing analysed")
+        self.result = result
+
+
+def _load(args: argparse.Namespace, paths: list[Path], catalog: ChipCatalog) -> FolderAnalysis:
+    result = analyze_paths(paths, AnalysisOptions(), catalog, use_cache=not args.no_cache)
+    if not result.ranks:
+        raise _Nothing(result)
+    return result
+
+
+def _rules(args: argparse.Namespace) -> tuple[list, list[str]]:
+    if args.rules:
+        try:
+            text = Path(args.rules).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise _Usage(f"argument --rules: cannot read {args.rules} ({exc.strerror or exc})") from None
+        rules, problems = rules_from_csv(text)
+    else:
+        rules, problems = list(DEFAULT_RULES), []
+    if args.no_rules:
+        rules = with_rules_disabled(rules)
+    return rules, problems
+
+
+def _print_prediction(p: Prediction, source_why: str, lang: str) -> None:
+    print(console_table(p, lang))
+    print(f"source: {p.source.display_name} ({source_why}); ranks: {', '.join(map(str, p.ranks))}; "
+          f"{PER_STEP_CONVENTION}")
+    if p.assumed_cpu:
+        print(f"assumed: cpu coefficient {p.assumed_cpu:g} for chips without one (--assume-cpu)")
+    print()
+    for line in target_lines(p, lang):
+        print(line)
+    for w in p.warnings:
+        print(f"warning: {w}")
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    """``mfu predict``."""
+    catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
+    for problem in catalog.problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    try:
+        rules, rule_problems = _rules(args)
+        for problem in rule_problems:
+            print(f"warning: {problem}", file=sys.stderr)
+        try:
+            paths = profile_paths(args, [args.path] if args.path else [])
+        except _NoPath as exc:
+            raise _Usage(str(exc)) from None
+        result = _load(args, paths, catalog)
+        try:
+            source, why = choose_source(catalog, args.source, result)
+        except UnknownChipError as exc:
+            raise _Usage(f"argument --source: {exc}") from None
+        if args.calibrate:
+            if not args.target:
+                raise _Usage("argument --target: required with --calibrate")
+            try:
+                target = catalog.find(args.target)
+            except UnknownChipError as exc:
+                raise _Usage(f"argument --target: {exc}") from None
+            measured = _load(args, [args.calibrate], catalog)
+            cal = calibrate(rank_inputs(result), rank_inputs(measured), source, target, rules, args.assume_cpu)
+            if args.json:
+                print(json.dumps(stamped(cal.to_json()), ensure_ascii=False))
+            else:
+                print(f"calibration: {cal.source} → {cal.target}")
+                print(f"{'type':<34} {'predicted µs':>14} {'measured µs':>14} {'error':>9}")
+                for row in cal.by_type.itertuples(index=False):
+                    err = f"{row.error * 100:+.1f} %" if row.error == row.error else "–"
+                    print(f"{row.type[:34]:<34} {row.predicted_us:14.1f} {row.measured_us:14.1f} {err:>9}")
+                print(f"MAPE over operator types: {pct(cal.mape)}; time-weighted: {pct(cal.weighted_mape)}")
+                print(f"compute-class total error: {pct(cal.compute_error)}; step error: {pct(cal.step_error)}")
+                for note in cal.notes:
+                    print(f"note: {note}")
+            return EXIT_OK
+        names = [n.strip() for n in (args.targets or "").split(",") if n.strip()]
+        try:
+            targets = list(catalog.chips) if names == ["all"] else resolve_targets(catalog, names)
+        except UnknownChipError as exc:
+            raise _Usage(f"argument --targets: {exc}") from None
+        if args.out:
+            try:
+                forbid_inside(args.out, paths)
+            except ExportError as exc:
+                raise _Usage(f"argument --out: {exc}") from None
+        prediction = predict(rank_inputs(result), source, targets, rules, args.assume_cpu,
+                             keep_details=bool(args.out))
+        prediction.warnings[0:0] = result.warnings
+        if args.out:
+            try:
+                written = write_outputs(prediction, args.out, args.format)
+            except ExportError as exc:
+                raise _Usage(f"argument --out: {exc}") from None
+            if not args.json:
+                print("wrote " + ", ".join(str(p) for p in written))
+        if args.json:
+            print(json.dumps(prediction.to_json(), ensure_ascii=False))
+        else:
+            _print_prediction(prediction, why, args.lang)
+        return EXIT_OK
+    except _Nothing as exc:
+        return nothing_analysed("predict", exc.result.warnings)
+    except _Usage as exc:
+        print(f"mfu predict: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
