@@ -14,7 +14,7 @@ from mfu_desktop.core.chips import ChipCatalog, UnknownChipError
 from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.numbers import pct
 from mfu_desktop.core.predict import Prediction, predict, resolve_targets
-from mfu_desktop.core.predict_inputs import choose_source, rank_inputs
+from mfu_desktop.core.predict_inputs import choose_source, rank_inputs, summary_inputs
 from mfu_desktop.core.predict_rows import console_table, target_lines, write_outputs
 from mfu_desktop.core.predict_rules import DEFAULT_RULES, rules_from_csv, with_rules_disabled
 from mfu_desktop.core.profile_analysis import FolderAnalysis, analyze_paths
@@ -41,6 +41,18 @@ def _load(args: argparse.Namespace, paths: list[Path], catalog: ChipCatalog) -> 
     if not result.ranks:
         raise _Nothing(result)
     return result
+
+
+def _summary(paths: list[Path]):
+    """The cluster summary when PATH is one (prediction then works from its documents), else ``None``."""
+    from mfu_desktop.core.summary_store import SummaryError, is_summary, read_summary
+
+    if len(paths) != 1 or not is_summary(paths[0]):
+        return None
+    try:
+        return read_summary(paths[0])
+    except SummaryError as exc:
+        raise _Usage(str(exc)) from None
 
 
 def _rules(args: argparse.Namespace) -> tuple[list, list[str]]:
@@ -83,12 +95,18 @@ def cmd_predict(args: argparse.Namespace) -> int:
             paths = profile_paths(args, [args.path] if args.path else [])
         except _NoPath as exc:
             raise _Usage(str(exc)) from None
-        result = _load(args, paths, catalog)
+        summary = _summary(paths)
+        result = None if summary is not None else _load(args, paths, catalog)
+        inputs, detected = summary_inputs(summary.documents) if summary is not None else (rank_inputs(result), None)
+        if not inputs:
+            raise _Usage(f"{paths[0]}: no summarised rank carries the prediction's inputs (summarise it again)")
         try:
-            source, why = choose_source(catalog, args.source, result)
+            source, why = choose_source(catalog, args.source, result, detected)
         except UnknownChipError as exc:
             raise _Usage(f"argument --source: {exc}") from None
         if args.calibrate:
+            if result is None:
+                raise _Usage("argument --calibrate: calibration needs the profiles, not a summary")
             if not args.target:
                 raise _Usage("argument --target: required with --calibrate")
             try:
@@ -120,9 +138,13 @@ def cmd_predict(args: argparse.Namespace) -> int:
                 forbid_inside(args.out, paths)
             except ExportError as exc:
                 raise _Usage(f"argument --out: {exc}") from None
-        prediction = predict(rank_inputs(result), source, targets, rules, args.assume_cpu,
-                             keep_details=bool(args.out))
-        prediction.warnings[0:0] = result.warnings
+        prediction = predict(inputs, source, targets, rules, args.assume_cpu, keep_details=bool(args.out))
+        if summary is not None:
+            prediction.warnings[0:0] = [*summary.folder_document()["warnings"],
+                                        *(["per-kernel detail needs the profiles: a summary carries kernel groups "
+                                           "only (kernel_prediction_detail is empty)"] if args.out else [])]
+        else:
+            prediction.warnings[0:0] = result.warnings
         if args.out:
             try:
                 written = write_outputs(prediction, args.out, args.format)

@@ -222,6 +222,21 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     except _NoPath as exc:
         print(f"mfu analyze: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    from mfu_desktop.core.summary_store import SummaryError, is_summary, read_summary
+
+    if any(is_summary(p) for p in paths):
+        if len(paths) > 1 or args.export:
+            print("mfu analyze: error: a summary folder is analysed alone (no other PATH, no --export: its "
+                  "kernels stay where the ranks are)", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            folder = read_summary(paths[0]).folder_document()
+        except SummaryError as exc:
+            print(f"mfu analyze: error: {exc}", file=sys.stderr)
+            return EXIT_NOTHING
+        if not folder["ranks"]:
+            return nothing_analysed("analyze", folder["warnings"])
+        return _show(folder, args)
     catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
     for problem in catalog.problems:
         print(f"warning: {problem}", file=sys.stderr)
@@ -268,8 +283,22 @@ def _show(folder: dict[str, Any], args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _add_analysis_options(p: argparse.ArgumentParser) -> None:
+    """The options that change an analysis (shared by ``analyze`` and ``summarize``)."""
+    p.add_argument("--chip", help="chip that ran the profile (overrides detection)")
+    p.add_argument("--hf32", action="store_true", help="FP32 matmuls ran with HF32 (uses the HF32 peak)")
+    p.add_argument("--fa-sparse-mode", choices=["auto", "0", "2", "3"], default="auto",
+                         help="FlashAttention sparse_mode for every FA kernel (default: inferred from the mask)")
+    p.add_argument("--fa-layout", choices=["auto", "BNSD", "BSND", "BSH", "SBH"], default="auto",
+                         help="FlashAttention input_layout (default: inferred from softmax_max)")
+    p.add_argument("--fa-backward", choices=["model", "executed"], default="model",
+                         help="FlashAttention backward FLOPs: model (2×, default) or executed (2.5×, HFU view)")
+    p.add_argument("--catalog", type=Path, action="append", default=[], help="extra chip catalog CSV")
+    p.add_argument("--top", type=int, default=10, metavar="N", help="rows in the hot-operator lists")
+
+
 def add_profile_commands(sub: argparse._SubParsersAction) -> None:
-    """Register ``analyze`` (and ``predict`` when available) on the ``mfu`` parser."""
+    """Register ``analyze``, ``summarize`` and ``predict`` on the ``mfu`` parser."""
     analyze = sub.add_parser("analyze", help="MFU per operator, type, rank and step of profiler folders")
     analyze.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                          help="profiler folder(s) or file(s): a cluster root, *_ascend_pt rank folders, "
@@ -278,21 +307,15 @@ def add_profile_commands(sub: argparse._SubParsersAction) -> None:
     analyze.add_argument("--ranks", metavar="all|N,M",
                          help=f"rank blocks to print (default: all up to {RANK_BLOCKS_SHOWN} ranks, else the slowest, "
                               "the fastest and the slow ones)")
-    analyze.add_argument("--chip", help="chip that ran the profile (overrides detection)")
-    analyze.add_argument("--hf32", action="store_true", help="FP32 matmuls ran with HF32 (uses the HF32 peak)")
-    analyze.add_argument("--fa-sparse-mode", choices=["auto", "0", "2", "3"], default="auto",
-                         help="FlashAttention sparse_mode for every FA kernel (default: inferred from the mask)")
-    analyze.add_argument("--fa-layout", choices=["auto", "BNSD", "BSND", "BSH", "SBH"], default="auto",
-                         help="FlashAttention input_layout (default: inferred from softmax_max)")
-    analyze.add_argument("--fa-backward", choices=["model", "executed"], default="model",
-                         help="FlashAttention backward FLOPs: model (2×, default) or executed (2.5×, HFU view)")
-    analyze.add_argument("--catalog", type=Path, action="append", default=[], help="extra chip catalog CSV")
+    _add_analysis_options(analyze)
     analyze.add_argument("--json", action="store_true", help="print one JSON object")
     analyze.add_argument("--export", type=Path, metavar="DIR",
                          help="write annotated kernels (CSV + Parquet) and aggregates to DIR (never inside PATH)")
-    analyze.add_argument("--top", type=int, default=10, metavar="N", help="rows in the hot-operator lists")
     analyze.add_argument("--no-cache", action="store_true", help="parse again even when a cached copy exists")
     analyze.set_defaults(func=cmd_analyze)
+    from mfu_desktop.cli_summarize import add_summarize_command
+
+    add_summarize_command(sub, _add_analysis_options)
     try:
         from mfu_desktop.cli_predict import add_predict_command
     except ImportError:  # pragma: no cover

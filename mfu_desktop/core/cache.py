@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mfu_desktop import __version__
-from mfu_desktop.core.paths import user_cache_dir
+from mfu_desktop.core.paths import file_mode, user_cache_dir
 from mfu_desktop.core.readers.files import fingerprint
 
 if TYPE_CHECKING:
@@ -65,14 +65,19 @@ def touch(path: Path) -> None:
         pass
 
 
-def write_atomic(path: Path, write: Callable[[Path], None]) -> bool:
-    """Write through a temporary file in the same folder, then rename; ``False`` on any OS error."""
+def write_atomic(path: Path, write: Callable[[Path], None], shared: bool = False) -> bool:
+    """Write through a temporary file in the same folder, then rename; ``False`` on any OS error.
+
+    ``shared`` files (a summary others open) get the user's umask mode; cache files stay private.
+    """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         os.close(fd)
         try:
             write(Path(tmp))
+            if shared:
+                os.chmod(tmp, file_mode())
             os.replace(tmp, path)
         finally:
             if os.path.exists(tmp):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from pathlib import Path
 
 import platformdirs
@@ -86,3 +87,19 @@ def user_config_dir() -> Path:
 def user_catalog_path() -> Path:
     """The user chip catalog that extends/overrides the shipped one."""
     return user_data_dir() / "devices_info.csv"
+
+
+_UMASK_LOCK = threading.Lock()
+
+
+def file_mode() -> int:
+    """The mode a new file gets from the user's umask (``0o644`` under umask 022).
+
+    Temporary files are created ``0o600``; a file renamed into place for others to read (an
+    export, a summary) must not keep that.
+    """
+    with _UMASK_LOCK:  # reading the umask means setting it: never two threads at once
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return 0o666 & ~mask
+

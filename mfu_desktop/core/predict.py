@@ -55,13 +55,29 @@ DEFAULT_TARGETS = ("Huawei Ascend 910C", "Huawei Ascend 950DT", "Huawei Ascend 9
 
 
 @dataclass
+class PreparedRank:
+    """A rank's prediction inputs worked out beforehand (a cluster summary carries them instead of kernels).
+
+    Attributes:
+        inputs: The kernel groups and excluded classes (the per-kernel frame may be empty).
+        steps: Captured steps.
+        measured: The measured step (means per step), when the rank had a step trace.
+    """
+
+    inputs: KernelInputs
+    steps: int
+    measured: MeasuredStep | None = None
+
+
+@dataclass
 class RankInput:
-    """What the predictor needs from one rank."""
+    """What the predictor needs from one rank: its kernels (with trace and matrix), or prepared inputs."""
 
     rank: int
-    kernels: pd.DataFrame
+    kernels: pd.DataFrame | None
     trace: StepTrace | None = None
     comm: CommMatrix | None = None
+    prepared: PreparedRank | None = None
 
 
 @dataclass
@@ -328,9 +344,11 @@ def _predict_target(ranks: list[RankInput], inputs: dict[int, KernelInputs], ste
     rule_names: set[str] = set()
     fallback = all_compute = 0.0
     out: list[RankPrediction] = []
+    memo: dict = {}  # ratios per (unit, precision, type), shared by the ranks
     for r in ranks:
         n = steps[r.rank]
-        tk = (predict_kernels if keep_details else target_totals)(inputs[r.rank], source, target, rules)
+        tk = predict_kernels(inputs[r.rank], source, target, rules) if keep_details else \
+            target_totals(inputs[r.rank], source, target, rules, memo)
         rule_names.update(tk.rules)
         notes.extend(tk.flags)
         for reason, us in tk.unpredictable_by_reason.items():
@@ -374,15 +392,15 @@ def predict(ranks: list[RankInput], source: Chip, targets: list[Chip], rules: li
     """
     rules = list(DEFAULT_RULES if rules is None else rules)
     warnings: list[str] = []
-    inputs = {r.rank: kernel_inputs(r.kernels) for r in ranks}
-    steps = {r.rank: captured_steps(r.trace, r.kernels).count for r in ranks}
+    inputs = {r.rank: r.prepared.inputs if r.prepared else kernel_inputs(r.kernels) for r in ranks}
+    steps = {r.rank: r.prepared.steps if r.prepared else captured_steps(r.trace, r.kernels).count for r in ranks}
     measured: dict[int, MeasuredStep | None] = {}
     for r in ranks:
-        measured[r.rank], _ = measured_step(r.trace, r.comm)
+        measured[r.rank] = r.prepared.measured if r.prepared else measured_step(r.trace, r.comm)[0]
     for rank, inp in inputs.items():
         warnings.extend(f"rank {rank}: {flag}" for flag in inp.flags)
     excluded = _excluded_per_step(inputs, steps)
-    baseline = _mean([float(inp.frame["duration_us"].sum()) / steps[rank] if not inp.frame.empty else 0.0
+    baseline = _mean([float(inp.groups["duration_us"].sum()) / steps[rank] if not inp.groups.empty else 0.0
                       for rank, inp in inputs.items()]) or 0.0
     if "910C" in source.identifier and "die" not in source.identifier.lower():
         warnings.append(f"source {source.display_name} is a package row (two dies); a rank is one die: use "
@@ -403,7 +421,8 @@ def resolve_targets(catalog: ChipCatalog, names: list[str] | None) -> list[Chip]
 
 __all__ = [
     "CLASSES", "DEFAULT_RULES", "DEFAULT_SOURCE", "DEFAULT_TARGETS", "OTHER_PRECISION", "RULE_COLUMNS",
-    "UNKNOWN_PRECISION", "GroupRatios", "KernelInputs", "Prediction", "RankInput", "RankPrediction", "Rule",
+    "UNKNOWN_PRECISION", "GroupRatios", "KernelInputs", "Prediction", "PreparedRank", "RankInput", "RankPrediction",
+    "Rule",
     "StepComposite", "TargetKernels", "TargetResult", "group_ratios", "kernel_inputs", "predict", "predict_kernels",
     "resolve_targets", "rules_from_csv", "rules_to_csv", "step_composite", "target_totals", "with_rules_disabled",
 ]

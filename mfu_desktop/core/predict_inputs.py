@@ -11,9 +11,31 @@ _TWIN_COLUMNS = ("cube_fp16_tflops", "cube_fp32_tflops", "vector_fp16_tflops", "
 
 
 def rank_inputs(result: FolderAnalysis) -> list[RankInput]:
-    """The predictor's inputs from an analysis (kernels, step trace, communication matrix per rank)."""
-    return [RankInput(r.rank, r.data.kernels, r.data.step_trace, r.data.comm) for r in result.ranks
-            if r.data.kernels is not None]
+    """The predictor's inputs from an analysis (kernels, step trace, communication matrix per rank).
+
+    A rank read from a cluster summary brings its prepared inputs instead of kernels.
+    """
+    from mfu_desktop.core.summary_tables import prepared_rank
+
+    out = []
+    for r in result.ranks:
+        if r.lite:
+            prepared = prepared_rank(r.document)
+            if prepared is not None:
+                out.append(RankInput(r.rank, None, prepared=prepared))
+        elif r.data.kernels is not None:
+            out.append(RankInput(r.rank, r.data.kernels, r.data.step_trace, r.data.comm))
+    return out
+
+
+def summary_inputs(documents: list[dict]) -> tuple[list[RankInput], set[str]]:
+    """The predictor's inputs from a cluster summary's rank documents, and the confirmed chips they name."""
+    from mfu_desktop.core.summary_tables import prepared_rank
+
+    inputs = [RankInput(d["rank"], None, prepared=prepared) for d in documents
+              if (prepared := prepared_rank(d)) is not None]
+    detected = {d["chip_id"] for d in documents if d.get("confirmed") and d.get("chip_id")}
+    return inputs, detected
 
 
 def seed_twin(catalog: ChipCatalog, chip: Chip) -> Chip | None:
@@ -31,16 +53,21 @@ def seed_twin(catalog: ChipCatalog, chip: Chip) -> Chip | None:
     return None
 
 
-def choose_source(catalog: ChipCatalog, name: str | None, result: FolderAnalysis | None) -> tuple[Chip, str]:
+def choose_source(catalog: ChipCatalog, name: str | None, result: FolderAnalysis | None,
+                  detected: set[str] | None = None) -> tuple[Chip, str]:
     """The source chip and why: the user's choice; else the chip the data names; else the seed's default.
+
+    ``detected`` (the confirmed chips' identifiers) replaces ``result`` for a cluster summary.
 
     Raises:
         UnknownChipError: When ``name`` is not in the catalog.
     """
     if name:
         return catalog.find(name), "chosen (--source)"
-    detected = {r.chip.chip.identifier for r in (result.ranks if result else [])
-                if r.chip.confirmed and r.chip.chip is not None}
+    if detected is None:
+        detected = {r.chip.chip.identifier for r in (result.ranks if result else [])
+                    if r.chip.confirmed and r.chip.chip is not None}
+    detected = set(detected)
     if len(detected) == 1:
         chip = catalog.find(detected.pop())
         twin = seed_twin(catalog, chip)

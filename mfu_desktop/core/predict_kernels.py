@@ -202,8 +202,13 @@ class GroupRatios:
     flags: list[str]
 
 
-def group_ratios(groups: pd.DataFrame, source: Chip, target: Chip, rules: list[Rule]) -> GroupRatios:
-    """Per (unit, precision, type): compute_ratio = effective source peak / effective target peak."""
+def group_ratios(groups: pd.DataFrame, source: Chip, target: Chip, rules: list[Rule],
+                 memo: dict | None = None) -> GroupRatios:
+    """Per (unit, precision, type): compute_ratio = effective source peak / effective target peak.
+
+    ``memo`` (one dict per source, target and rules) remembers each key's ratio across ranks: the
+    ranks of a cluster share their kernel types.
+    """
     flags: set[str] = set()
     s_bw, s_bw_rules = bandwidth(source, target, rules, source.value("hbm_bandwidth_gbs"))
     t_bw, t_bw_rules = bandwidth(target, source, rules, target.value("hbm_bandwidth_gbs"))
@@ -214,7 +219,17 @@ def group_ratios(groups: pd.DataFrame, source: Chip, target: Chip, rules: list[R
     ratios, reasons, labels = [], [], []
     # a group whose time is all predicted by bandwidth needs no peak: its peak caveats do not apply
     needs_peak = (groups["compute_weighted_us"].to_numpy() + groups["fallback_compute_us"].to_numpy()) > 0
-    for unit, precision, op_type, needed in zip(groups["unit"], groups["precision"], groups["type"], needs_peak):
+    for unit, precision, op_type, needed in zip(groups["unit"].tolist(), groups["precision"].tolist(),
+                                                 groups["type"].tolist(), needs_peak.tolist()):
+        key = (unit, precision, op_type)
+        if memo is not None and key in memo:
+            ratio, reason, label, key_flags = memo[key]
+            ratios.append(ratio)
+            reasons.append(reason)
+            labels.append(label)
+            if needed:
+                flags.update(key_flags)
+            continue
         s_col, s_flag = _peak_column(unit, precision, source)
         t_col, t_flag = _peak_column(unit, precision, target)
         if needed:
@@ -234,6 +249,8 @@ def group_ratios(groups: pd.DataFrame, source: Chip, target: Chip, rules: list[R
         else:
             ratios.append((s_val * s_fac) / (t_val * t_fac))
             reasons.append(memory_reason)
+        if memo is not None:
+            memo[key] = (ratios[-1], reasons[-1], labels[-1], [f for f in (s_flag, t_flag) if f])
     return GroupRatios(np.array(ratios, dtype=np.float64), memory_ratio, reasons, labels, sorted(flags))
 
 
@@ -252,12 +269,13 @@ class TargetKernels:
     frame: pd.DataFrame | None = None
 
 
-def target_totals(inputs: KernelInputs, source: Chip, target: Chip, rules: list[Rule]) -> TargetKernels:
+def target_totals(inputs: KernelInputs, source: Chip, target: Chip, rules: list[Rule],
+                  memo: dict | None = None) -> TargetKernels:
     """Totals for one target from the group sums: O(groups), whatever the kernel count."""
     g = inputs.groups
     if g.empty:
         return TargetKernels(target.display_name, 0.0, 0.0, 0.0, 0.0, [], [])
-    r = group_ratios(g, source, target, rules)
+    r = group_ratios(g, source, target, rules, memo)
     cr = r.compute_ratio
     mr = r.memory_ratio
     compute_us = g["compute_weighted_us"].to_numpy() + g["fallback_compute_us"].to_numpy()

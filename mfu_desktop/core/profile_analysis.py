@@ -41,14 +41,17 @@ from mfu_desktop.core.analysis import (
 from mfu_desktop.core.analysis_cache import read_analysis, write_analysis
 from mfu_desktop.core.cache import analysis_key, cache_key
 from mfu_desktop.core.chip_detect import ChipResolution, resolve_chip
-from mfu_desktop.core.chips import ChipCatalog, default_catalog
+from mfu_desktop.core.chips import ChipCatalog, UnknownChipError, default_catalog
 from mfu_desktop.core.loader import RankData, adopt, load_ranks
 from mfu_desktop.core.memory import release_memory
+from mfu_desktop.core.options import FlopOptions
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.profiler.discovery import Discovery, RankFolder, discover
+from mfu_desktop.core.profiler.info import CaptureConfig
 from mfu_desktop.core.profiler.step_trace import StepTrace, read_cluster_step_trace
 from mfu_desktop.core.progress import Progress, check
 from mfu_desktop.core.steps import AcrossRanks, captured_steps
+from mfu_desktop.core.summary_store import Summary
 
 
 @dataclass
@@ -69,6 +72,13 @@ class RankAnalysis:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     fine: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: The summary document a rank from a cluster summary was made of (``None`` for a full analysis).
+    document: dict | None = None
+
+    @property
+    def lite(self) -> bool:
+        """True for a rank from a cluster summary: figures and tables, no kernels (:func:`summary_rank`)."""
+        return self.document is not None
 
     @property
     def folder(self) -> RankFolder:
@@ -123,6 +133,8 @@ class FolderAnalysis:
     warnings: list[str] = field(default_factory=list)
     #: One rank document per analysed rank (:func:`rank_document`), in ``ranks`` order.
     documents: list[dict] = field(default_factory=list)
+    #: The summary folder this analysis was read from (its ranks are lite), or ``None``.
+    summary_root: Path | None = None
 
     def document(self) -> dict:
         """The folder document: what ``mfu analyze`` prints (:func:`mfu_desktop.core.summary.folder_document`)."""
@@ -379,6 +391,113 @@ def analyze_paths(
                           warnings, documents)
 
 
+# --- cluster summaries ---------------------------------------------------------------------
+
+
+class _SummaryCapture(CaptureConfig):
+    """The capture configuration of a summarised rank, as its document describes it."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self._text = text
+
+    def describe(self) -> str:
+        return self._text
+
+
+def _frame(rows: list[dict] | None) -> pd.DataFrame:
+    frame = pd.DataFrame(rows or [])
+    for column in frame.columns:
+        if frame[column].dtype == object:
+            numeric = pd.to_numeric(frame[column], errors="coerce")
+            if numeric.notna().sum() == frame[column].notna().sum() and frame[column].notna().any():
+                frame[column] = numeric.astype(np.float64)
+    return frame
+
+
+def summary_rank(doc: dict, catalog: ChipCatalog, root: Path | None = None) -> RankAnalysis:
+    """A rank of a cluster summary as a (lite) analysis: summary, tier, warnings; tables on demand.
+
+    Its kernels are empty: the window loads them from the rank's path when it is reachable
+    (:func:`fill_summary_tables` turns the document's tables into frames when first shown).
+    """
+    rank = int(doc["rank"])
+    folder = RankFolder(path=Path(doc["path"]), root=root or Path(doc["path"]).parent,
+                        producer=str(doc.get("format", "")),
+                        reader=str(doc.get("reader") or doc.get("format") or ""), vendor=str(doc.get("vendor") or ""),
+                        rank=rank if rank >= 0 else None, rank_origin=str(doc.get("rank_origin", "")),
+                        config=_SummaryCapture(str(doc.get("capture", ""))))
+    folder.placeholder = rank if rank < 0 else -1
+    data = RankData(folder=folder, kernel_source=str(doc.get("kernel_source", "")),
+                    incomplete=list(doc.get("incomplete") or []), from_cache=True)
+    chip = None
+    if doc.get("confirmed") and doc.get("chip_id"):
+        try:
+            chip = catalog.find(doc["chip_id"])
+        except UnknownChipError:
+            chip = None
+    resolution = ChipResolution(chip, bool(doc.get("confirmed")) and chip is not None, str(doc.get("peak_source", "")))
+    span = doc.get("mfu_ops_range")
+    step_span = doc.get("mfu_step_range")
+    tier = Tier(int(doc.get("tier") or 3), str(doc.get("tier_label", "")), doc.get("tier_value"),
+                list(doc.get("tier_why") or []))
+    s = RankSummary(rank=rank, path=str(doc["path"]), chip=doc.get("chip"), peak_source=str(doc.get("peak_source", "")),
+                    kernels=int(doc.get("kernels") or 0), countable_kernels=int(doc.get("countable_kernels") or 0),
+                    flops=float(doc.get("flops") or 0.0), countable_time_us=float(doc.get("countable_time_us") or 0.0),
+                    achieved_tflops=doc.get("achieved_tflops"), mfu_ops=doc.get("mfu_ops"),
+                    mfu_ops_range=tuple(span) if span else None, step_time_us=doc.get("step_time_us"),
+                    mfu_step=doc.get("mfu_step"), mfu_step_range=tuple(step_span) if step_span else None,
+                    cube_utilization=doc.get("cube_utilization"), tier=tier,
+                    device_busy_proxy=doc.get("device_busy_proxy"), hw_flops_ratio=doc.get("hw_flops_ratio"),
+                    steps=int(doc.get("steps") or 1), steps_source=str(doc.get("steps_source", "")))
+    empty = pd.DataFrame()
+    return RankAnalysis(data, rank, resolution, pd.DataFrame({C.DURATION_US: [], "mfu": []}), s, empty, empty, empty,
+                        empty, empty, empty, list(doc.get("warnings") or []), list(doc.get("notes") or []),
+                        document=doc)
+
+
+def fill_summary_tables(r: RankAnalysis) -> None:
+    """Turn a summarised rank's document tables into frames (once; cheap enough for the GUI thread)."""
+    doc = r.document
+    if doc is None or getattr(r, "_tables_filled", False):
+        return
+    r.by_type = _frame(doc.get("by_type"))
+    r.by_shape = _frame(doc.get("by_shape"))
+    r.excluded = _frame(doc.get("excluded"))
+    r.hot_by_time = _frame(doc.get("hot_by_time"))
+    r.hot_by_lost = _frame(doc.get("hot_by_lost"))
+    r.steps = _frame(doc.get("step_rows"))
+    r.__dict__["_tables_filled"] = True
+
+
+def summary_options(manifest: dict) -> AnalysisOptions:
+    """The analysis options a summary was made with (defaults for what it does not record)."""
+    recorded = (manifest.get("options") or {}).get("analysis") or {}
+    flops = {k: v for k, v in (recorded.get("flops") or {}).items() if k in FlopOptions.__annotations__}
+    try:
+        return AnalysisOptions(chip=recorded.get("chip"), hf32=bool(recorded.get("hf32", False)),
+                               flops=FlopOptions(**flops),
+                               include_suspicious=bool(recorded.get("include_suspicious", False)),
+                               top_n=int(recorded.get("top_n", manifest.get("top_n", 10))))
+    except (TypeError, ValueError):
+        return AnalysisOptions(top_n=int(manifest.get("top_n", 10)))
+
+
+def analysis_from_summary(summary: Summary, catalog: ChipCatalog | None = None) -> FolderAnalysis:
+    """A cluster summary as a folder analysis: lite ranks, the cluster from the documents, failures listed."""
+    catalog = catalog or default_catalog()
+    docs = summary.documents
+    ranks = [summary_rank(d, catalog, summary.root) for d in docs]
+    found = Discovery(roots=[summary.root])
+    failures = [RankFailure(RankFolder(path=Path(e.path), root=summary.root, producer="summary",
+                                       rank=e.rank if e.rank is not None and e.rank >= 0 else None),
+                            e.reason or e.status) for e in summary.failed]
+    folder = summary.folder_document()
+    options = summary_options(summary.manifest)
+    return FolderAnalysis(found, ranks, failures, cluster_summary(ranks, found, options, docs), options,
+                          list(folder["warnings"]), docs, summary.root)
+
+
 # --- JSON ---------------------------------------------------------------------------------
 
 
@@ -447,6 +566,7 @@ def rank_document(r: RankAnalysis, top_n: int | None = None) -> dict[str, object
         ],
         "excluded": _records(r.excluded, {"type": "type", "reason": "reason", "count": "count", "time_us": "time_us"}),
         "step_breakdown": {col: _num(_step_mean(r.steps, col)) for col in summary.BREAKDOWN},
+        **_comm_split(r),
         # extras beyond the contract
         "mfu_ops_range": [_num(v) for v in s.mfu_ops_range] if s.mfu_ops_range else None,
         "mfu_step_range": [_num(v) for v in s.mfu_step_range] if s.mfu_step_range else None,
@@ -464,9 +584,22 @@ def rank_document(r: RankAnalysis, top_n: int | None = None) -> dict[str, object
         "warnings": list(r.warnings),
         # internal (not in the contract): what the cluster and the console need
         "confirmed": bool(r.chip.confirmed),
+        "chip_id": r.chip.chip.identifier if r.chip.chip is not None else None,
         "notes": [n for n in r.notes if n],
         "document_version": summary.DOCUMENT_VERSION,
     }
+
+
+def _comm_split(r: RankAnalysis) -> dict[str, float | None]:
+    """Not-overlapped communication split into real transfer and waiting (means per step; prediction.md §4.1)."""
+    if r.document is not None:
+        return {k: r.document.get(k) for k in ("comm_transfer_us", "comm_wait_us")}
+    from mfu_desktop.core.predict_step import measured_step
+
+    measured, _ = measured_step(r.data.step_trace, r.data.comm)
+    if measured is None:
+        return {"comm_transfer_us": None, "comm_wait_us": None}
+    return {"comm_transfer_us": _num(measured.transfer_us), "comm_wait_us": _num(measured.wait_us)}
 
 
 def analysis_json(result: FolderAnalysis, top_n: int | None = None) -> dict[str, object]:

@@ -12,7 +12,6 @@ import io
 import json
 import os
 import tempfile
-import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -22,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from mfu_desktop.core.numbers import calls, pct, sig
+from mfu_desktop.core.paths import file_mode
 
 #: Characters that make a spreadsheet cell a formula (OWASP CSV injection).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -68,20 +68,6 @@ def forbid_inside(target: Path, roots: Iterable[Path]) -> None:
         base = root_resolved if root_resolved.is_dir() else root_resolved.parent
         if resolved == base or base in resolved.parents:
             raise ExportError(f"refusing to write into the profiler folder {base}: choose a folder outside it")
-
-
-_UMASK_LOCK = threading.Lock()
-
-
-def file_mode() -> int:
-    """The mode a new file gets from the user's umask (``0o644`` under umask 022).
-
-    Temporary files are created ``0o600``; an export renamed into place must not keep that.
-    """
-    with _UMASK_LOCK:  # reading the umask means setting it: never two threads at once
-        mask = os.umask(0o022)
-        os.umask(mask)
-    return 0o666 & ~mask
 
 
 def atomic_write(path: Path, writer: Callable[[Path], None]) -> Path:

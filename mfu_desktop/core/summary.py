@@ -25,13 +25,14 @@ from typing import Any
 from mfu_desktop.core.steps import PER_STEP_CONVENTION, across_ranks, slow_ranks
 
 #: Bump when a document's fields change (cached documents of another version are rebuilt).
-DOCUMENT_VERSION = 1
+DOCUMENT_VERSION = 2
 #: Step-breakdown columns a rank document carries (means per step).
 BREAKDOWN = ("computing", "comm_not_overlapped", "free", "bubble")
 #: Fields of a hot-operator row in the ``--json`` contract.
 HOT_FIELDS = ("type", "input_shapes", "count", "time_us", "mfu", "lost_us")
 #: Rank fields that are internal to documents (not in the ``--json`` contract).
-INTERNAL_FIELDS = ("confirmed", "notes", "document_version")
+INTERNAL_FIELDS = ("confirmed", "chip_id", "notes", "document_version", "step_rows", "by_shape", "collectives",
+                   "prediction", "inputs", "reader")
 
 
 def number(value: Any) -> float | None:
@@ -101,6 +102,7 @@ def cluster_rows(ranks: list[dict[str, Any]], slow: list[int]) -> list[dict[str,
                "step_time_us": number(d.get("step_time_us")), "steps": d.get("steps", 1)}
         breakdown = d.get("step_breakdown") or {}
         row.update({col: number(breakdown.get(col)) for col in BREAKDOWN})
+        row["comm_wait_us"] = number(d.get("comm_wait_us"))
         row.update(kernels=d.get("kernels", 0), countable_kernels=d.get("countable_kernels", 0),
                    slow=d["rank"] in slow)
         rows.append(row)

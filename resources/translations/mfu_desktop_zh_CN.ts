@@ -563,6 +563,7 @@
     </message>
     <message>
         <source>Step</source>
+        <extracomment>Ranks of a cluster summary whose full kernel data is kept in memory at once (least recently used dropped).</extracomment>
         <translation>Step</translation>
     </message>
     <message>
@@ -1459,6 +1460,10 @@
         <translation>Rank</translation>
     </message>
     <message>
+        <source>Heat map</source>
+        <translation>热力图</translation>
+    </message>
+    <message>
         <source>Assumptions (changing one recomputes in the background)</source>
         <translation>假设（修改后在后台重新计算）</translation>
     </message>
@@ -1655,6 +1660,22 @@
         <translation>正在准备算子表</translation>
     </message>
     <message>
+        <source>kernels not reachable from this machine ({0}): the summary is shown</source>
+        <translation>本机无法访问该 rank 的算子数据（{0}）：显示的是汇总</translation>
+    </message>
+    <message>
+        <source>loading the kernels of rank {0} from {1}…</source>
+        <translation>正在从 {1} 加载 rank {0} 的算子…</translation>
+    </message>
+    <message>
+        <source>Loading the rank&apos;s kernels</source>
+        <translation>正在加载该 rank 的算子</translation>
+    </message>
+    <message>
+        <source>the rank&apos;s kernels could not be read: {0}</source>
+        <translation>无法读取该 rank 的算子：{0}</translation>
+    </message>
+    <message>
         <source>rank {0}: {1} — {2}</source>
         <translation>rank {0}：{1} — {2}</translation>
     </message>
@@ -1688,6 +1709,50 @@
     <message>
         <source>About MFU Desktop</source>
         <translation>关于 MFU Desktop</translation>
+    </message>
+</context>
+<context>
+    <name>RankHeatMap</name>
+    <message>
+        <source>step time (ms per step)</source>
+        <extracomment>Cells get their rank number written in them up to this many ranks. (column of the cluster table, label, kind): kind &quot;ms&quot; (µs shown in ms) or &quot;pct&quot;.</extracomment>
+        <translation>step 耗时（每 step，ms）</translation>
+    </message>
+    <message>
+        <source>step MFU</source>
+        <translation>step MFU</translation>
+    </message>
+    <message>
+        <source>operator MFU</source>
+        <translation>算子 MFU</translation>
+    </message>
+    <message>
+        <source>communication wait (ms per step)</source>
+        <translation>通信等待（每 step，ms）</translation>
+    </message>
+    <message>
+        <source>communication not overlapped (ms per step)</source>
+        <translation>未掩盖通信（每 step，ms）</translation>
+    </message>
+    <message>
+        <source>free time (ms per step)</source>
+        <translation>空闲时间（每 step，ms）</translation>
+    </message>
+    <message>
+        <source>Colour by</source>
+        <translation>着色依据</translation>
+    </message>
+    <message>
+        <source>Rank heat map: load a profile with several ranks, or a cluster summary.</source>
+        <translation>rank 热力图：请加载包含多个 rank 的性能数据或集群汇总。</translation>
+    </message>
+    <message>
+        <source>No rank has {0} in this profile.</source>
+        <translation>该性能数据中没有 rank 具有{0}。</translation>
+    </message>
+    <message>
+        <source>rank {0}: {1}</source>
+        <translation>rank {0}：{1}</translation>
     </message>
 </context>
 <context>

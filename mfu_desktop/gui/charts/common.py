@@ -44,11 +44,19 @@ def chart_label(device: str) -> str:
 
 
 def set_category_ticks(axis: pg.AxisItem, labels: list[str], max_len: int = 28) -> None:
-    """Text ticks at integer positions (long labels shortened)."""
-    ticks = [(i, (label if len(label) <= max_len else label[: max_len - 1] + "…").replace(" (", "\n("))
-             for i, label in enumerate(labels)]  # "H100 SXM (now)" on two lines: crowded axes stay legible
+    """Text ticks at integer positions (long labels shortened).
+
+    On a horizontal axis a label's parenthesis goes to a second line ("H100 SXM" over "(now)"): crowded
+    category axes stay legible, and the axis grows to hold the two lines.
+    """
+    horizontal = axis.orientation in ("bottom", "top")
+    ticks = []
+    for i, label in enumerate(labels):
+        text = label if len(label) <= max_len else label[: max_len - 1] + "…"
+        ticks.append((i, text.replace(" (", "\n(") if horizontal else text))
     axis.enableAutoSIPrefix(False)  # positions are categories: never "chip (×0.001)"
-    axis.setHeight(60 if any("\n" in text for _, text in ticks) else 44)  # two-line labels above the axis title
+    if horizontal:
+        axis.setHeight(60 if any("\n" in text for _, text in ticks) else 44)
     axis.setTicks([ticks])
 
 

@@ -187,6 +187,7 @@ class PredictionTab(QWidget):
         self._rerun.setSingleShot(True)
         self._rerun.setInterval(150)
         self._rerun.timeout.connect(self.run)
+        self._deferred = False  # a summary waits for the tab to be shown
         self._stager = Stager(self)
         self.rules_model.dataChanged.connect(self._inputs_changed)
         self.rules_model.rejected.connect(self.info.show_message)
@@ -228,10 +229,22 @@ class PredictionTab(QWidget):
     # --- running -----------------------------------------------------------------------------
 
     def set_analysis(self, analysis: FolderAnalysis) -> None:
-        """A new profile was loaded: predict it with the current choices (shortly, after the profile is drawn)."""
+        """A new profile was loaded: predict it with the current choices (shortly, after the profile is drawn).
+
+        A cluster summary (hundreds of ranks) is predicted when this tab is first shown, not while
+        the Profiler tab draws it.
+        """
         self.analysis = analysis
         self.prediction = None
-        self._rerun.start()
+        self._deferred = analysis.summary_root is not None and not self.isVisible()
+        if not self._deferred:
+            self._rerun.start()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._deferred:
+            self._deferred = False
+            self._rerun.start()
 
     def _source(self):
         """The source chip and why (the engine's rule: chosen, else detected, else the seed default)."""

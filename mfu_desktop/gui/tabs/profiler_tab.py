@@ -41,10 +41,19 @@ from mfu_desktop.core.chips import ChipCatalog
 from mfu_desktop.core.explain import CalculatorPrefill, explain_kernel
 from mfu_desktop.core.flops_registry import FlopOptions
 from mfu_desktop.core.numbers import pct, sig
-from mfu_desktop.core.profile_analysis import FolderAnalysis, RankAnalysis, analyze_paths
+from mfu_desktop.core.profile_analysis import (
+    FolderAnalysis,
+    RankAnalysis,
+    analysis_from_summary,
+    analyze_paths,
+    fill_summary_tables,
+    summary_rank,
+)
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.progress import check
+from mfu_desktop.core.summary_store import is_summary, read_summary
 from mfu_desktop.gui.bands import band_css
+from mfu_desktop.gui.charts.heat_map import RankHeatMap
 from mfu_desktop.gui.charts.profile_charts import HotOpsChart, MfuScatter, StepBreakdownChart, scatter_points
 from mfu_desktop.gui.core_text import ct, derivation_markdown, sentences
 from mfu_desktop.gui.models.dataframe_model import (
@@ -67,6 +76,9 @@ translate = QCoreApplication.translate  # module-level helpers use the "Columns"
 
 CHANNEL = "profile"
 VIEW_CHANNEL = "rank-view"
+FULL_CHANNEL = "summary-rank"
+#: Ranks of a cluster summary whose full kernel data is kept in memory at once (least recently used dropped).
+MAX_FULL_RANKS = 4
 
 
 class TableView(QTableView):
@@ -203,6 +215,7 @@ class ProfilerTab(QWidget):
         self._stager = Stager(self)
         self._load_token = 0  # the latest requested load; an older scheduled start is dropped
         self._views: dict[int, object] = {}  # prepared kernel tables by id(RankAnalysis), for this result
+        self._full: list[int] = []  # summary mode: indices of ranks whose full data is loaded, oldest first
         self._build()
 
     # --- layout ---------------------------------------------------------------------------
@@ -346,6 +359,9 @@ class ProfilerTab(QWidget):
             view = TableView()
             view.setModel(model)
             self.tabs.addTab(view, title)
+        self.heat_map = RankHeatMap()
+        self.heat_map.rank_clicked.connect(self.select_rank)
+        self.tabs.addTab(self.heat_map, self.tr("Heat map"))
 
         # Assumptions and warnings
         assumptions = QWidget()
@@ -462,13 +478,11 @@ class ProfilerTab(QWidget):
         paths, options, catalog = list(self.paths), self.options(), self.catalog
         self.info.hide()
         self.status_message.emit(self.tr("Loading {0}…").format(", ".join(p.name for p in paths)))
-        self.runner.start(
-            CHANNEL,
-            lambda progress: analyze_paths(paths, options, catalog, progress),
-            self._loaded,
-            self._failed,
-            label=self.tr("Analysing profile"),
-        )
+        if len(paths) == 1 and is_summary(paths[0]):
+            job = lambda progress: analysis_from_summary(read_summary(paths[0]), catalog)  # noqa: E731
+        else:
+            job = lambda progress: analyze_paths(paths, options, catalog, progress)  # noqa: E731
+        self.runner.start(CHANNEL, job, self._loaded, self._failed, label=self.tr("Analysing profile"))
 
     def _failed(self, message: str) -> None:
         self.info.show_message(self.tr("The analysis failed: {0}").format(message))
@@ -476,6 +490,8 @@ class ProfilerTab(QWidget):
     def _loaded(self, result: FolderAnalysis) -> None:
         self.result = result
         self._views = {}
+        self._full = []
+        self.runner.cancel(FULL_CHANNEL)
         self.current = None
         self._stage += 1  # whatever was being shown belongs to the previous result
         self.tree_model.set_analysis(result)
@@ -490,6 +506,7 @@ class ProfilerTab(QWidget):
             return
         for col in range(self.tree_model.columnCount()):
             self.tree.resizeColumnToContents(col)
+        self.heat_map.set_data(result.cluster.table if result.ranks else None)
         self.hint.setVisible(not result.ranks)
         if not result.ranks:
             self.info.show_message(self.tr("No rank could be loaded. {0}").format(sentences(result.warnings)))
@@ -645,6 +662,8 @@ class ProfilerTab(QWidget):
 
     def _show_rank(self, r: RankAnalysis | None) -> None:
         self.current = r
+        if r is not None and r.lite:
+            fill_summary_tables(r)
         if r is None:
             self._set_title("", "")
             for card in (self.card_ops, self.card_step, self.card_cube, self.card_tier, self.card_chip):
@@ -727,6 +746,9 @@ class ProfilerTab(QWidget):
 
     def _show_kernels(self, r: RankAnalysis) -> None:
         """The kernel table and scatter: prepared on the worker pool (a million rows), shown when ready."""
+        if r.lite:
+            self._load_full(r)
+            return
         cached = self._views.get(id(r))
         if cached is not None:
             self._kernels_ready(r, cached)
@@ -750,6 +772,52 @@ class ProfilerTab(QWidget):
             self._failed,
             label=self.tr("Preparing the kernel table"),
         )
+
+    # --- cluster summaries: full data of the selected rank, a few at a time ------------------
+
+    def _load_full(self, r: RankAnalysis) -> None:
+        """A summarised rank is selected: read its kernels from its path (when reachable) in the background."""
+        self.kernel_model.set_frame(pd.DataFrame())
+        self.scatter.set_points(None)
+        path = r.folder.path
+        if not path.exists():
+            self.kernel_count.setText(self.tr("kernels not reachable from this machine ({0}): the summary is shown")
+                                      .format(path))
+            return
+        self.kernel_count.setText(self.tr("loading the kernels of rank {0} from {1}…").format(r.rank, path))
+        index = self.result.ranks.index(r) if self.result is not None else -1
+        result = self.result
+        options, catalog = (result.options if result is not None else self.options()), self.catalog
+
+        def job(progress):
+            return analyze_paths([path], options, catalog, progress)
+
+        self.runner.start(FULL_CHANNEL, job, lambda full: self._full_loaded(result, index, r, full), self._failed,
+                          label=self.tr("Loading the rank's kernels"))
+
+    def _full_loaded(self, result: FolderAnalysis | None, index: int, lite: RankAnalysis,
+                     full: FolderAnalysis) -> None:
+        if result is not self.result or index < 0 or not full.ranks:
+            if full is not None and not full.ranks and result is self.result:
+                self.kernel_count.setText(self.tr("the rank's kernels could not be read: {0}").format(
+                    sentences(full.warnings[:2])))
+            return
+        rank = full.ranks[0]
+        self.result.ranks[index] = rank
+        self._full = [i for i in self._full if i != index] + [index]
+        while len(self._full) > MAX_FULL_RANKS:  # memory stays bounded: the oldest full rank goes back to lite
+            old = self._full.pop(0)
+            doc = self.result.documents[old] if old < len(self.result.documents) else None
+            if doc is not None:
+                self._views.pop(id(self.result.ranks[old]), None)
+                self.result.ranks[old] = summary_rank(doc, self.catalog, self.result.summary_root)
+        if self.current is lite:
+            self._show_rank(rank)
+
+    def full_ranks(self) -> int:
+        """How many ranks currently hold their full kernel data (summary mode)."""
+        return sum(1 for r in (self.result.ranks if self.result else []) if not r.lite) \
+            if self.result is not None and self.result.summary_root is not None else 0
 
     def _kernels_ready(self, r: RankAnalysis, prepared) -> None:
         self._views[id(r)] = prepared

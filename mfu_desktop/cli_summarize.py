@@ -1,0 +1,91 @@
+"""``mfu summarize``: summarise a cluster's ranks where they live (Dask), into a summary folder."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from mfu_desktop.core.chips import ChipCatalog, UnknownChipError
+
+EXIT_OK, EXIT_NOTHING, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
+
+
+def add_summarize_command(sub: argparse._SubParsersAction, add_options) -> None:
+    """Register ``summarize`` on the ``mfu`` parser (``add_options`` adds the analysis options of ``analyze``)."""
+    p = sub.add_parser("summarize", help="summarise many ranks (on a Dask cluster) into a summary folder")
+    p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="profiler folders: cluster roots or ranks")
+    p.add_argument("--out", type=Path, required=True, metavar="SUMMARY",
+                   help="summary folder to write (an existing one is updated: unchanged ranks are reused)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="an existing Dask scheduler, e.g. tcp://10.0.0.5:8786 (Slurm: dask-jobqueue; "
+                            "Kubernetes: the Dask operator)")
+    where.add_argument("--workers", type=int, metavar="N", help="start a local Dask cluster of N worker processes")
+    add_options(p)
+    p.set_defaults(func=cmd_summarize)
+
+
+def cmd_summarize(args: argparse.Namespace) -> int:
+    """Run ``mfu summarize``."""
+    from mfu_desktop.cli_profile import _options
+    from mfu_desktop.core.distributed import MissingExtra, make_runner, summarize
+
+    if args.workers is not None and args.workers < 1:
+        print("mfu summarize: error: argument --workers: must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    from mfu_desktop.core.report import ExportError, forbid_inside
+
+    try:
+        forbid_inside(args.out, args.paths)  # the app never writes into a profiler folder
+    except ExportError as exc:
+        print(f"mfu summarize: error: argument --out: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    options = _options(args)
+    catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
+    try:
+        if options.chip:
+            catalog.find(options.chip)
+    except UnknownChipError as exc:
+        print(f"mfu summarize: error: argument --chip: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        runner = make_runner(args.scheduler, args.workers)
+    except MissingExtra as exc:
+        print(f"mfu summarize: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:  # the scheduler cannot be reached
+        print(f"mfu summarize: error: argument --scheduler: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    tty = sys.stderr.isatty()
+    started = time.perf_counter()
+
+    def progress(done: int, failed: int, total: int) -> None:
+        if tty:
+            print(f"\r{done}/{total} ranks summarised ({failed} failed)", end="", file=sys.stderr, flush=True)
+
+    try:
+        result = summarize(args.paths, args.out, options, catalog, runner, progress)
+    except OSError as exc:
+        print(f"mfu summarize: error: cannot write {args.out}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        runner.close()
+    if tty:
+        print(file=sys.stderr)
+    elapsed = time.perf_counter() - started
+    if not result.ranks:
+        print(f"mfu summarize: error: no profiler ranks found in {', '.join(str(p) for p in args.paths)}",
+              file=sys.stderr)
+        return EXIT_NOTHING
+    print(f"{result.ranks} rank(s): {result.summarised} summarised, {result.reused} unchanged since the last run, "
+          f"{len(result.failed)} not summarised — {elapsed:.1f} s on {result.runner}")
+    for entry in result.failed:
+        print(f"   rank {entry.rank} ({entry.path}): {entry.reason}")
+    print(f"summary: {result.manifest.parent}  (open it with mfu analyze, mfu predict or the window)")
+    if result.cancelled:
+        print("mfu summarize: cancelled: the ranks done so far are written; run again to complete",
+              file=sys.stderr)
+        return EXIT_CANCELLED
+    return EXIT_OK if result.summarised + result.reused else EXIT_NOTHING

@@ -1,0 +1,228 @@
+"""``mfu summarize``: one task per rank on a Dask cluster (or a local pool); only summaries travel back.
+
+Where the ranks live (a cluster's shared file system), workers read them, analyse them and
+return a rank's summary document (tens of KB) — never a kernel frame. The client merges the
+documents into a summary folder (:mod:`mfu_desktop.core.summary_store`), reusing every rank
+whose files and options did not change since the last run.
+
+Executors: ``scheduler="tcp://host:8786"`` joins an existing Dask cluster (started by
+dask-jobqueue under Slurm, the Dask Kubernetes operator, or ``dask scheduler`` / ``dask
+worker`` by hand); ``workers=N`` starts a ``LocalCluster`` of N single-threaded worker
+processes; neither runs on a thread pool in this process. Dask is the optional extra
+``mfu-desktop[cluster]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import as_completed as futures_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mfu_desktop.core.cache import analysis_key
+from mfu_desktop.core.chips import ChipCatalog
+from mfu_desktop.core.options import AnalysisOptions
+from mfu_desktop.core.profiler.discovery import discover
+from mfu_desktop.core.readers.base import RankFolder
+from mfu_desktop.core.summary_store import RankEntry, SummaryError, is_summary, read_summary, write_summary
+
+#: The hint printed when Dask is needed and missing.
+CLUSTER_EXTRA_HINT = 'Dask is not installed: pip install "mfu-desktop[cluster]" (or drop --scheduler/--workers)'
+
+
+class MissingExtra(RuntimeError):
+    """An optional dependency is not installed (the message says what to install)."""
+
+
+# --- runners ------------------------------------------------------------------------------------
+
+
+class Runner:
+    """Submit tasks and collect them as they finish (a thread pool, or a Dask client)."""
+
+    description = "a thread pool in this process"
+
+    def __init__(self, workers: int | None = None) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=max(1, workers or min(8, os.cpu_count() or 2)))
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Start ``fn(*args)``; returns a future."""
+        return self._pool.submit(fn, *args)
+
+    def completed(self, futures: list[Any]) -> Iterator[Any]:
+        """The futures, as they finish."""
+        return futures_completed(futures)
+
+    @staticmethod
+    def result(future: Any) -> Any:
+        """A finished future's value."""
+        return future.result()
+
+    def cancel(self, futures: list[Any]) -> None:
+        """Cancel what has not run yet."""
+        for f in futures:
+            f.cancel()
+
+    def close(self) -> None:
+        """Release the executor."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class DaskRunner(Runner):
+    """Tasks on a Dask distributed cluster (an existing scheduler, or a LocalCluster started here)."""
+
+    def __init__(self, scheduler: str | None = None, workers: int | None = None) -> None:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise MissingExtra(CLUSTER_EXTRA_HINT) from None
+        self._cluster = None
+        if scheduler:
+            self._client = Client(scheduler, timeout="30s")
+            self.description = f"the Dask scheduler at {scheduler}"
+        else:
+            self._cluster = LocalCluster(n_workers=max(1, workers or 1), threads_per_worker=1, processes=True,
+                                         dashboard_address=None)
+            self._client = Client(self._cluster)
+            self.description = f"a local Dask cluster of {max(1, workers or 1)} worker process(es)"
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return self._client.submit(fn, *args, pure=False)
+
+    def completed(self, futures: list[Any]) -> Iterator[Any]:
+        from distributed import as_completed
+
+        return iter(as_completed(futures))
+
+    def cancel(self, futures: list[Any]) -> None:
+        self._client.cancel(futures)
+
+    def close(self) -> None:
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+def make_runner(scheduler: str | None = None, workers: int | None = None) -> Runner:
+    """The executor the options ask for (see the module docstring).
+
+    Raises:
+        MissingExtra: When Dask is asked for and not installed.
+    """
+    if scheduler or workers:
+        return DaskRunner(scheduler, workers)
+    return Runner()
+
+
+# --- one rank (runs on a worker) ----------------------------------------------------------------
+
+
+def summarize_rank(folder: RankFolder, options: AnalysisOptions, catalog: ChipCatalog) -> dict[str, Any]:
+    """Analyse one rank where it lives and return its summary document, or why it failed (never raises)."""
+    try:
+        from mfu_desktop.core.loader import load_rank
+        from mfu_desktop.core.profile_analysis import analyze_rank, rank_document
+        from mfu_desktop.core.summary_tables import summary_document
+
+        data = load_rank(folder, use_cache=False)
+        if data.error is not None:
+            return {"status": "failed", "reason": data.error}
+        result = analyze_rank(data, options, catalog)
+        return {"status": "ok", "document": summary_document(result, rank_document(result, options.top_n))}
+    except Exception as exc:  # a broken rank must not stop the others
+        return {"status": "failed", "reason": f"analysis failed: {type(exc).__name__}: {exc}"}
+
+
+# --- the whole run ------------------------------------------------------------------------------
+
+
+@dataclass
+class SummarizeResult:
+    """What a run did."""
+
+    manifest: Path
+    ranks: int
+    summarised: int
+    reused: int
+    failed: list[RankEntry] = field(default_factory=list)
+    cancelled: bool = False
+    runner: str = ""
+    analysed: list[str] = field(default_factory=list)  # paths of the ranks analysed in this run
+
+
+def _options_record(options: AnalysisOptions, catalog: ChipCatalog) -> dict[str, Any]:
+    return {"analysis": dataclasses.asdict(options), "describe": options.describe(),
+            "catalog_chips": len(catalog.chips)}
+
+
+def _previous(out: Path) -> dict[str, RankEntry]:
+    """The ranks of an existing summary at ``out``, by key (empty when there is none or it is unreadable)."""
+    if not is_summary(out):
+        return {}
+    try:
+        return {e.key: e for e in read_summary(out).entries if e.status == "ok" and e.document is not None}
+    except SummaryError:
+        return {}
+
+
+def summarize(paths: list[Path], out: Path, options: AnalysisOptions, catalog: ChipCatalog, runner: Runner,
+              progress: Callable[[int, int, int], None] | None = None) -> SummarizeResult:
+    """Summarise every rank under ``paths`` into the summary folder ``out`` (incrementally).
+
+    Args:
+        paths: Profiler folders (cluster roots, rank folders, traces).
+        out: Summary folder to write (an existing summary there is updated).
+        options: Analysis options (one option set per summary).
+        catalog: Chip catalog.
+        runner: Where the ranks are analysed.
+        progress: ``progress(done, failed, total)`` after each rank.
+
+    Returns:
+        Counts, failures and where the manifest is. On Ctrl+C the ranks done so far are
+        written, the others listed as cancelled (a re-run completes them).
+    """
+    found = discover(list(paths))
+    previous = _previous(out)
+    entries: list[RankEntry] = []
+    todo: dict[Any, RankEntry] = {}
+    futures = []
+    reused = 0
+    for folder in found.ranks:
+        key = analysis_key(folder, options, catalog)
+        rank = folder.rank if folder.rank is not None else folder.placeholder
+        entry = RankEntry(rank, str(folder.path), key, "cancelled", "not summarised (cancelled)")
+        entries.append(entry)
+        if key in previous:
+            entry.status, entry.reason, entry.document = "ok", "", previous[key].document
+            reused += 1
+            continue
+        future = runner.submit(summarize_rank, folder, options, catalog)
+        todo[future] = entry
+        futures.append(future)
+    done = failed = 0
+    cancelled = False
+    try:
+        for future in runner.completed(futures):
+            entry = todo[future]
+            try:
+                outcome = runner.result(future)
+            except Exception as exc:  # a worker lost, a task killed
+                outcome = {"status": "failed", "reason": f"the task failed on its worker: {type(exc).__name__}: {exc}"}
+            entry.status = outcome["status"]
+            entry.reason = outcome.get("reason", "")
+            entry.document = outcome.get("document")
+            done += 1
+            failed += entry.status != "ok"
+            if progress is not None:
+                progress(done + reused, failed, len(entries))
+    except KeyboardInterrupt:
+        cancelled = True
+        runner.cancel([f for f, e in todo.items() if e.status == "cancelled"])
+    manifest = write_summary(out, entries, [str(p) for p in found.roots], _options_record(options, catalog),
+                             options.describe(), options.top_n, list(found.warnings))
+    return SummarizeResult(manifest, len(entries), done - failed, reused, [e for e in entries if e.status != "ok"],
+                           cancelled, runner.description, [e.path for e in todo.values()])
