@@ -316,6 +316,9 @@ def add_profile_commands(sub: argparse._SubParsersAction) -> None:
     from mfu_desktop.cli_summarize import add_summarize_command
 
     add_summarize_command(sub, _add_analysis_options)
+    from mfu_desktop.cli_compare import add_compare_command
+
+    add_compare_command(sub)
     try:
         from mfu_desktop.cli_predict import add_predict_command
     except ImportError:  # pragma: no cover

@@ -1,0 +1,423 @@
+"""Compare two profiles: what changed, where, and by how much (before/after, or chip vs chip).
+
+Both sides are reduced to the same per-step, per-rank figures the rest of the app shows
+(:mod:`mfu_desktop.core.steps`): each operator group — (type, input shapes, dtype) — as its mean
+per rank of calls, time, FLOPs and MFU per step, and the step split into computing,
+communication not overlapped (real transfer vs waiting) and free time.
+
+Matching, in order:
+
+1. **same shape**: a group found on both sides with the same type, shapes and dtype;
+2. **same family**: what is left on each side, summed by operator family
+   (:mod:`mfu_desktop.core.compare_families`: Ascend ``MatMulV2`` and ``aten::mm`` are both
+   *matmul*) — the shapes or the operator changed;
+3. **only BASE / only NEW**: a family found on one side only.
+
+Rows are sorted by the absolute change of time per step, so the biggest winners and losers
+come first; each says why it changed where the data says so (more calls, same shape but a
+different MFU, a different shape, an AI CPU fallback). When the two sides ran on different
+chips, every row also carries what the prediction (:mod:`mfu_desktop.core.predict`) would have
+said for BASE on NEW's chip — the prediction's accuracy on the user's own workload.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mfu_desktop.core.chips import Chip, ChipCatalog
+from mfu_desktop.core.compare_families import DEFAULT_FAMILIES, OTHER, Family, family_of
+from mfu_desktop.core.profile_analysis import FolderAnalysis
+from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.core.summary import number
+
+#: A group is keyed by these.
+KEY = ("type", "input_shapes", "dtype")
+#: Per-step columns of a side's groups (means per rank).
+SUMS = ("count", "time_us", "flops", "mfu_time_us", "mfu_ideal_us")
+#: Relative change of calls or MFU below which a row is "unchanged" in that respect.
+CHANGE = 0.05
+#: Step columns compared.
+STEP_FIELDS = ("step_time_us", "computing", "comm_not_overlapped", "comm_transfer_us", "comm_wait_us", "free", "bubble")
+#: Families whose kernels are computation (the waterfall splits the change of computing time among them).
+NON_COMPUTE_FAMILIES = ("communication",)
+
+
+# --- one side -----------------------------------------------------------------------------------
+
+
+def _rank_groups(r) -> pd.DataFrame:
+    """One rank's groups per step: from its fine table, or (a summarised rank) its document's by-shape rows."""
+    if r.lite:
+        rows = pd.DataFrame(r.document.get("by_shape") or [])
+        if rows.empty:
+            return pd.DataFrame(columns=[*KEY, "klass", *SUMS])
+        time_us = pd.to_numeric(rows.get("time_us"), errors="coerce").fillna(0.0)
+        mfu = pd.to_numeric(rows.get("mfu"), errors="coerce")
+        return pd.DataFrame({
+            "type": rows["type"].astype(str), "input_shapes": rows.get("input_shapes", "").fillna("").astype(str),
+            "dtype": rows.get("dtype", "").fillna("").astype(str), "klass": "",
+            "count": pd.to_numeric(rows.get("count"), errors="coerce").fillna(0.0), "time_us": time_us,
+            "flops": pd.to_numeric(rows.get("flops"), errors="coerce").fillna(0.0),
+            "mfu_time_us": np.where(mfu.notna(), time_us, 0.0), "mfu_ideal_us": (mfu * time_us).fillna(0.0),
+        })
+    fine = r.fine
+    if fine is None or fine.empty:
+        return pd.DataFrame(columns=[*KEY, "klass", *SUMS])
+    steps = max(int(fine.attrs.get("steps", 1)), 1)
+    out = pd.DataFrame({
+        "type": fine["display_type"].astype(str),
+        "input_shapes": (fine[C.INPUT_SHAPES].astype(str) if C.INPUT_SHAPES in fine else ""),
+        "dtype": fine["dtype"].astype(str) if "dtype" in fine else "",
+        "klass": fine["klass"].astype(str),
+    })
+    for column in SUMS:
+        out[column] = fine[column].to_numpy(dtype=np.float64) / steps if column in fine else 0.0
+    return out
+
+
+def side_groups(result: FolderAnalysis, families: tuple[Family, ...] | list[Family] = DEFAULT_FAMILIES
+                ) -> pd.DataFrame:
+    """A side's groups: mean per rank of each (type, shapes, dtype) per step, with family and MFU."""
+    frames = [_rank_groups(r) for r in result.ranks]
+    n = max(len(frames), 1)
+    if not frames or all(f.empty for f in frames):
+        return pd.DataFrame(columns=[*KEY, "family", "klass", *SUMS, "mfu"])
+    f = pd.concat(frames, ignore_index=True)
+    # the class of a group: the one with most time (a type can run on cube and AI CPU)
+    f = f.sort_values("time_us", ascending=False, kind="stable")
+    out = f.groupby(list(KEY), sort=False).agg(klass=("klass", "first"),
+                                                 **{c: (c, "sum") for c in SUMS}).reset_index()
+    for column in SUMS:
+        out[column] = out[column] / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["mfu"] = np.where(out["mfu_time_us"] > 0, out["mfu_ideal_us"] / out["mfu_time_us"], np.nan)
+    kinds = {t: family_of(t, families) for t in out["type"].unique()}
+    out["family"] = out["type"].map(kinds)
+    return out
+
+
+@dataclass
+class SideStep:
+    """A side's step, mean per rank of each rank's mean per step (µs), and its MFU figures."""
+
+    label: str
+    ranks: int
+    chip: str | None
+    values: dict[str, float | None]
+    mfu_ops: float | None
+    mfu_step: float | None
+    slowest_rank: int | None
+    slowest_step_us: float | None
+
+
+def _mean(values: list[Any]) -> float | None:
+    finite = [v for v in (number(x) for x in values) if v is not None]
+    return math.fsum(finite) / len(finite) if finite else None
+
+
+def side_step(result: FolderAnalysis, label: str) -> SideStep:
+    """Step figures of one side from its rank documents (the same numbers ``mfu analyze`` prints)."""
+    docs = result.documents
+    values = {"step_time_us": _mean([d.get("step_time_us") for d in docs])}
+    for column in ("computing", "comm_not_overlapped", "free", "bubble"):
+        values[column] = _mean([(d.get("step_breakdown") or {}).get(column) for d in docs])
+    for column in ("comm_transfer_us", "comm_wait_us"):
+        values[column] = _mean([d.get(column) for d in docs])
+    chips = sorted({d.get("chip") for d in docs if d.get("chip")})
+    steps = [number(d.get("mfu_step")) for d in docs]
+    st = result.cluster.step_time
+    return SideStep(label, len(docs), ", ".join(chips) or None, values, result.cluster.rate.mfu,
+                    _mean(steps), st.slowest_rank, st.slowest_value)
+
+
+# --- matching -----------------------------------------------------------------------------------
+
+
+#: Columns summed when groups are merged: the sums, and BASE's predicted time on NEW's chip when there is one.
+def _summed(frame: pd.DataFrame) -> list[str]:
+    return [*SUMS, *(["predicted_us"] if "predicted_us" in frame.columns else [])]
+
+
+def _prefixed(frame: pd.DataFrame, side: str) -> pd.DataFrame:
+    return frame.rename(columns={c: f"{side}_{c}" for c in (*_summed(frame), "mfu", "klass")})
+
+
+def match_groups(base: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
+    """Matched rows (see the module docstring): same shape, then same family, then one side only."""
+    both = pd.merge(_prefixed(base, "base"), _prefixed(new, "new").drop(columns=["family"]), on=list(KEY),
+                    how="outer", indicator=True)
+    same = both[both["_merge"] == "both"].drop(columns="_merge").assign(level="same shape")
+    same["family"] = same["family"].fillna(OTHER)
+    left = base.merge(new[list(KEY)], on=list(KEY), how="left", indicator=True)
+    left = left[left["_merge"] == "left_only"].drop(columns="_merge")
+    right = new.merge(base[list(KEY)], on=list(KEY), how="left", indicator=True)
+    right = right[right["_merge"] == "left_only"].drop(columns="_merge")
+    by_family = pd.merge(_family_sums(left, "base"), _family_sums(right, "new"), on="family", how="outer")
+    has_base = by_family["base_time_us"].notna()
+    has_new = by_family["new_time_us"].notna()
+    by_family["level"] = np.where(has_base & has_new, "same family", np.where(has_base, "only BASE", "only NEW"))
+    by_family["type"] = by_family["family"]
+    by_family["input_shapes"] = ""
+    by_family["dtype"] = ""
+    rows = pd.concat([same, by_family], ignore_index=True)
+    for side in ("base", "new"):
+        for column in (*SUMS, "mfu"):
+            name = f"{side}_{column}"
+            if name not in rows:
+                rows[name] = np.nan
+            if column in SUMS:
+                rows[name] = pd.to_numeric(rows[name], errors="coerce").fillna(0.0)
+    rows["delta_us"] = rows["new_time_us"] - rows["base_time_us"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rows["ratio"] = np.where(rows["base_time_us"] > 0, rows["new_time_us"] / rows["base_time_us"], np.nan)
+    rows["why"] = [why_changed(r) for r in rows.to_dict("records")]
+    order = rows["delta_us"].abs().sort_values(ascending=False, kind="stable").index
+    return rows.loc[order].reset_index(drop=True)
+
+
+def _family_sums(frame: pd.DataFrame, side: str) -> pd.DataFrame:
+    """Unmatched groups of one side summed by family (with how many groups and their types)."""
+    summed = _summed(frame)
+    if frame.empty:
+        return pd.DataFrame(columns=["family", *(f"{side}_{c}" for c in (*summed, "mfu", "klass", "members"))])
+    g = frame.groupby("family", sort=False)
+    out = g[summed].sum().reset_index()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["mfu"] = np.where(out["mfu_time_us"] > 0, out["mfu_ideal_us"] / out["mfu_time_us"], np.nan)
+    out["klass"] = g["klass"].first().to_numpy()
+    out["members"] = g["type"].apply(lambda t: ", ".join(sorted(set(t))[:6])).to_numpy()
+    return out.rename(columns={c: f"{side}_{c}" for c in (*summed, "mfu", "klass", "members")})
+
+
+def why_changed(row: dict[str, Any]) -> str:
+    """Why a row's time changed, where the data says so (empty when it did not change)."""
+    level = row.get("level")
+    if level == "only BASE":
+        return f"only in BASE ({row.get('base_members') or row.get('type')})"
+    if level == "only NEW":
+        return f"only in NEW ({row.get('new_members') or row.get('type')})"
+    reasons = []
+    base_calls, new_calls = number(row.get("base_count")) or 0.0, number(row.get("new_count")) or 0.0
+    if base_calls > 0 and abs(new_calls / base_calls - 1.0) > CHANGE:
+        reasons.append(f"calls ×{new_calls / base_calls:.3g} (the model or the schedule changed)")
+    if level == "same family":
+        reasons.append("different shapes or operators (the parallel configuration, sequence length or kernel "
+                       f"choice changed): BASE {row.get('base_members', '')}; NEW {row.get('new_members', '')}")
+    base_mfu, new_mfu = number(row.get("base_mfu")), number(row.get("new_mfu"))
+    if level == "same shape" and base_mfu and new_mfu and abs(new_mfu / base_mfu - 1.0) > CHANGE:
+        reasons.append(f"same shape, MFU {base_mfu * 100:.3g} % → {new_mfu * 100:.3g} % (efficiency)")
+    elif level == "same shape" and not reasons and base_calls > 0 and new_calls > 0:
+        per_base = (number(row.get("base_time_us")) or 0.0) / base_calls
+        per_new = (number(row.get("new_time_us")) or 0.0) / new_calls
+        if per_base > 0 and abs(per_new / per_base - 1.0) > CHANGE:
+            reasons.append(f"same shape, {per_new / per_base:.3g}× the time per call")
+    if row.get("new_klass") == "aicpu" and row.get("base_klass") not in ("aicpu", "", None):
+        reasons.append("fell back to AI CPU")
+    return "; ".join(reasons)
+
+
+# --- chip vs chip -------------------------------------------------------------------------------
+
+
+def predicted_by_type(base: FolderAnalysis, source: Chip, target: Chip
+                      ) -> tuple[dict[str, float], float | None, str]:
+    """BASE's compute kernels predicted on ``target``: predicted/measured time per operator type, and the step.
+
+    Returns:
+        Ratio per type (predicted ÷ measured time of its predictable kernels), the predicted
+        step per step, mean per rank (``None`` when the step cannot be predicted), and why not.
+    """
+    from mfu_desktop.core.predict import predict
+    from mfu_desktop.core.predict_inputs import rank_inputs
+    from mfu_desktop.core.predict_kernels import group_ratios
+
+    inputs = rank_inputs(base)
+    prediction = predict(inputs, source, [target])
+    measured: dict[str, float] = {}
+    predicted: dict[str, float] = {}
+    for inp in prediction.inputs.values():
+        g = inp.groups
+        if g.empty:
+            continue
+        r = group_ratios(g, source, target, prediction.rules)
+        compute = g["compute_weighted_us"].to_numpy() + g["fallback_compute_us"].to_numpy()
+        memory = g["memory_weighted_us"].to_numpy() + g["fallback_memory_us"].to_numpy()
+        with np.errstate(invalid="ignore"):
+            new = np.where(compute > 0, r.compute_ratio * compute, 0.0) + np.where(memory > 0, r.memory_ratio * memory,
+                                                                                    0.0)
+        for op_type, dur, value in zip(g["type"].tolist(), g["duration_us"].tolist(), new.tolist()):
+            if math.isfinite(value):
+                measured[str(op_type)] = measured.get(str(op_type), 0.0) + dur
+                predicted[str(op_type)] = predicted.get(str(op_type), 0.0) + value
+    ratios = {t: predicted[t] / measured[t] for t in measured if measured[t] > 0}
+    result = prediction.targets[0]
+    return ratios, result.predicted_step_us, result.step_not_predicted
+
+
+# --- the comparison ------------------------------------------------------------------------------
+
+
+@dataclass
+class Comparison:
+    """Two sides compared: step figures, matched rows, and (chip vs chip) what the prediction said."""
+
+    base: SideStep
+    new: SideStep
+    rows: pd.DataFrame
+    chips: tuple[str | None, str | None] = (None, None)
+    predicted_step_us: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def chip_vs_chip(self) -> bool:
+        """True when the sides ran on different chips (the prediction is shown beside the measurement)."""
+        return self.chips[0] is not None and self.chips[1] is not None and self.chips[0] != self.chips[1]
+
+    def step_delta(self) -> dict[str, float | None]:
+        """NEW − BASE of every step field (µs per step, mean per rank)."""
+        out = {}
+        for key in STEP_FIELDS:
+            a, b = self.base.values.get(key), self.new.values.get(key)
+            out[key] = b - a if a is not None and b is not None else None
+        return out
+
+    def waterfall(self) -> list[tuple[str, float]]:
+        """Where the step's change comes from: computing split among families, communication, free.
+
+        The change of computing time (a union of kernel intervals) is shared among the compute
+        families in proportion to their change of kernel time; communication not overlapped
+        and free time are their own bars. The bars add up to the change of the step.
+        """
+        delta = self.step_delta()
+        computing = delta.get("computing") or 0.0
+        rows = self.rows[~self.rows["family"].isin(NON_COMPUTE_FAMILIES)]
+        by_family = rows.groupby("family", sort=False)["delta_us"].sum()
+        total = float(by_family.sum())
+        bars = []
+        if total and computing:
+            for family, value in by_family.sort_values(key=abs, ascending=False).items():
+                share = computing * float(value) / total
+                if abs(share) > 1e-9:
+                    bars.append((f"computing: {family}", share))
+        elif computing:
+            bars.append(("computing", computing))
+        for key, label in (("comm_not_overlapped", "communication not overlapped"), ("free", "free"),
+                           ("bubble", "bubble")):
+            value = delta.get(key)
+            if value:
+                bars.append((label, value))
+        return bars
+
+
+def compare(base: FolderAnalysis, new: FolderAnalysis, catalog: ChipCatalog | None = None,
+            families: tuple[Family, ...] | list[Family] = DEFAULT_FAMILIES, base_label: str = "BASE",
+            new_label: str = "NEW", chip_base: str | None = None, chip_new: str | None = None) -> Comparison:
+    """Compare two analysed profiles (see the module docstring).
+
+    Args:
+        base: The reference profile ("before", or the chip compared against).
+        new: The other one.
+        catalog: Chip catalog (for chip vs chip).
+        families: Operator-family mapping.
+        base_label: Name of BASE in notes.
+        new_label: Name of NEW in notes.
+        chip_base: The chip BASE ran on, when detection did not say (or to override it).
+        chip_new: The chip NEW ran on, likewise.
+    """
+    ids = (chip_base or _only_chip(base), chip_new or _only_chip(new))
+    base_groups = side_groups(base, families)
+    predicted_step = None
+    notes = []
+    if ids[0] and ids[1] and ids[0] != ids[1] and catalog is not None:
+        source, target = catalog.find(ids[0]), catalog.find(ids[1])
+        ratios, predicted_step, why_not = predicted_by_type(base, source, target)
+        base_groups["predicted_us"] = [t * ratios[k] if k in ratios else np.nan
+                                       for k, t in zip(base_groups["type"], base_groups["time_us"])]
+        notes.append(f"chip vs chip: {source.display_name} → {target.display_name}; predicted_new_us is what "
+                     "mfu predict says BASE's compute kernels take on NEW's chip (kernels it cannot predict are "
+                     "left out of a row's prediction)")
+        if predicted_step is None and why_not:
+            notes.append(f"the step is not predicted for {target.display_name}: {why_not}")
+    rows = match_groups(base_groups, side_groups(new, families))
+    if "base_predicted_us" in rows:
+        rows["predicted_new_us"] = rows.pop("base_predicted_us").where(lambda v: v > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rows["prediction_error"] = np.where(rows["new_time_us"] > 0,
+                                                rows["predicted_new_us"] / rows["new_time_us"] - 1.0, np.nan)
+    comparison = Comparison(side_step(base, base_label), side_step(new, new_label), rows, ids, predicted_step,
+                            notes)
+    _explain_step(comparison)
+    return comparison
+
+
+def _only_chip(result: FolderAnalysis) -> str | None:
+    ids = {d.get("chip_id") for d in result.documents if d.get("confirmed") and d.get("chip_id")}
+    return ids.pop() if len(ids) == 1 else None
+
+
+def _explain_step(comparison: Comparison) -> None:
+    delta = comparison.step_delta()
+    wait, transfer = delta.get("comm_wait_us"), delta.get("comm_transfer_us")
+    if wait is not None and wait > 0 and (transfer is None or transfer <= wait * 0.5):
+        comparison.notes.append(f"communication turned into waiting: +{wait:,.1f} µs of waiting per step "
+                                f"(real transfer {transfer:+,.1f} µs)" if transfer is not None else
+                                f"communication waiting +{wait:,.1f} µs per step")
+    for side in (comparison.base, comparison.new):
+        if side.ranks > 1 and side.slowest_rank is not None:
+            comparison.notes.append(f"{side.label}: slowest rank {side.slowest_rank} "
+                                    f"({side.slowest_step_us:,.1f} µs per step)")
+
+
+# --- outputs ------------------------------------------------------------------------------------
+
+#: Columns of the matched table, in the order every output uses.
+ROW_COLUMNS = ("level", "family", "type", "input_shapes", "dtype", "base_count", "base_time_us", "base_flops",
+               "base_mfu", "new_count", "new_time_us", "new_flops", "new_mfu", "delta_us", "ratio", "why",
+               "predicted_new_us", "prediction_error")
+
+
+def table(comparison: Comparison) -> pd.DataFrame:
+    """The matched rows with the output columns (per step, mean per rank)."""
+    rows = comparison.rows
+    return pd.DataFrame({c: rows.get(c, np.nan) for c in ROW_COLUMNS})
+
+
+def _side_json(side: SideStep) -> dict[str, Any]:
+    return {"label": side.label, "ranks": side.ranks, "chip": side.chip, **{k: number(v) for k, v in
+                                                                          side.values.items()},
+            "mfu_ops": number(side.mfu_ops), "mfu_step": number(side.mfu_step),
+            "slowest_rank": None if side.slowest_rank is None else {"rank": side.slowest_rank,
+                                                                    "step_time_us": number(side.slowest_step_us)}}
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, (int, float, np.floating, np.integer)) and not isinstance(value, bool):
+        return number(value)
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def comparison_json(comparison: Comparison, top: int | None = None) -> dict[str, Any]:
+    """The ``mfu compare --json`` object (contract in the user guide)."""
+    rows = table(comparison)
+    shown = rows if top is None else rows.head(top)
+    records = [{k: _json_value(v) for k, v in r.items()} for r in shown.to_dict("records")]
+    delta = comparison.step_delta()
+    return {
+        "base": _side_json(comparison.base),
+        "new": _side_json(comparison.new),
+        "step_delta": {k: number(v) for k, v in delta.items()},
+        "step_ratio": number((comparison.new.values.get("step_time_us") or 0) /
+                             comparison.base.values["step_time_us"]) if comparison.base.values.get("step_time_us")
+        else None,
+        "chip_vs_chip": comparison.chip_vs_chip,
+        "predicted_step_us": number(comparison.predicted_step_us),
+        "waterfall": [{"part": label, "delta_us": number(value)} for label, value in comparison.waterfall()],
+        "rows": records,
+        "rows_total": len(rows),
+        "notes": comparison.notes,
+    }
