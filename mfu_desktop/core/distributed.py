@@ -28,7 +28,15 @@ from mfu_desktop.core.chips import ChipCatalog
 from mfu_desktop.core.options import AnalysisOptions
 from mfu_desktop.core.profiler.discovery import discover
 from mfu_desktop.core.readers.base import RankFolder
-from mfu_desktop.core.summary_store import RankEntry, SummaryError, is_summary, read_summary, write_summary
+from mfu_desktop.core.summary_store import (
+    DOCUMENTS,
+    RankEntry,
+    SummaryError,
+    is_summary,
+    read_manifest,
+    write_document,
+    write_summary,
+)
 
 #: The hint printed when Dask is needed and missing.
 CLUSTER_EXTRA_HINT = 'Dask is not installed: pip install "mfu-desktop[cluster]" (or drop --scheduler/--workers)'
@@ -49,9 +57,16 @@ class Runner:
     def __init__(self, workers: int | None = None) -> None:
         self._pool = ThreadPoolExecutor(max_workers=max(1, workers or min(8, os.cpu_count() or 2)))
 
+    def share(self, value: Any) -> Any:
+        """An argument every task gets (a Dask cluster ships it to each worker once)."""
+        return value
+
     def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Start ``fn(*args)``; returns a future."""
         return self._pool.submit(fn, *args)
+
+    def forget(self, future: Any) -> None:
+        """A collected future: let its result go (the client's memory stays flat)."""
 
     def completed(self, futures: list[Any]) -> Iterator[Any]:
         """The futures, as they finish."""
@@ -90,8 +105,14 @@ class DaskRunner(Runner):
             self._client = Client(self._cluster)
             self.description = f"a local Dask cluster of {max(1, workers or 1)} worker process(es)"
 
+    def share(self, value: Any) -> Any:
+        return self._client.scatter(value, broadcast=True)
+
     def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
         return self._client.submit(fn, *args, pure=False)
+
+    def forget(self, future: Any) -> None:
+        future.release()
 
     def completed(self, futures: list[Any]) -> Iterator[Any]:
         from distributed import as_completed
@@ -159,14 +180,16 @@ def _options_record(options: AnalysisOptions, catalog: ChipCatalog) -> dict[str,
             "catalog_chips": len(catalog.chips)}
 
 
-def _previous(out: Path) -> dict[str, RankEntry]:
-    """The ranks of an existing summary at ``out``, by key (empty when there is none or it is unreadable)."""
+def _previous(out: Path) -> set[str]:
+    """Keys of the ranks an existing summary at ``out`` holds a document for (empty when there is none)."""
     if not is_summary(out):
-        return {}
+        return set()
     try:
-        return {e.key: e for e in read_summary(out).entries if e.status == "ok" and e.document is not None}
+        manifest = read_manifest(out)
     except SummaryError:
-        return {}
+        return set()
+    return {str(row.get("key")) for row in manifest.get("ranks", [])
+            if row.get("status") == "ok" and (out / DOCUMENTS / f"{row.get('key')}.json").is_file()}
 
 
 def summarize(paths: list[Path], out: Path, options: AnalysisOptions, catalog: ChipCatalog, runner: Runner,
@@ -191,30 +214,35 @@ def summarize(paths: list[Path], out: Path, options: AnalysisOptions, catalog: C
     todo: dict[Any, RankEntry] = {}
     futures = []
     reused = 0
+    shared_catalog = runner.share(catalog) if found.ranks else catalog
     for folder in found.ranks:
         key = analysis_key(folder, options, catalog)
         rank = folder.rank if folder.rank is not None else folder.placeholder
         entry = RankEntry(rank, str(folder.path), key, "cancelled", "not summarised (cancelled)")
         entries.append(entry)
-        if key in previous:
-            entry.status, entry.reason, entry.document = "ok", "", previous[key].document
+        if key in previous:  # its document stays on disk: not even read
+            entry.status, entry.reason = "ok", ""
             reused += 1
             continue
-        future = runner.submit(summarize_rank, folder, options, catalog)
+        future = runner.submit(summarize_rank, folder, options, shared_catalog)
         todo[future] = entry
         futures.append(future)
     done = failed = 0
     cancelled = False
+    analysed: list[str] = []
     try:
         for future in runner.completed(futures):
-            entry = todo[future]
+            entry = todo.pop(future)
+            analysed.append(entry.path)
             try:
                 outcome = runner.result(future)
             except Exception as exc:  # a worker lost, a task killed
                 outcome = {"status": "failed", "reason": f"the task failed on its worker: {type(exc).__name__}: {exc}"}
             entry.status = outcome["status"]
             entry.reason = outcome.get("reason", "")
-            entry.document = outcome.get("document")
+            if entry.status == "ok":  # written at once, then dropped: the client's memory stays flat
+                write_document(out, entry.key, outcome["document"])
+            runner.forget(future)
             done += 1
             failed += entry.status != "ok"
             if progress is not None:
@@ -225,4 +253,4 @@ def summarize(paths: list[Path], out: Path, options: AnalysisOptions, catalog: C
     manifest = write_summary(out, entries, [str(p) for p in found.roots], _options_record(options, catalog),
                              options.describe(), options.top_n, list(found.warnings))
     return SummarizeResult(manifest, len(entries), done - failed, reused, [e for e in entries if e.status != "ok"],
-                           cancelled, runner.description, [e.path for e in todo.values()])
+                           cancelled, runner.description, analysed + [e.path for e in todo.values()])

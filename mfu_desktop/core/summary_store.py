@@ -23,6 +23,7 @@ rank whose files did not change.
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from typing import Any
 
 from mfu_desktop import __version__
 from mfu_desktop.core.cache import write_atomic
+from mfu_desktop.core.paths import file_mode
 from mfu_desktop.core.summary import DOCUMENT_VERSION, folder_document
 
 SUMMARY_FORMAT = "mfu-desktop-summary"
@@ -153,14 +155,31 @@ def _read_document(path: Path) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) and doc.get("document_version") == DOCUMENT_VERSION else None
 
 
+def write_document(root: Path, key: str, doc: dict[str, Any]) -> None:
+    """Write one rank document (``ranks/<key>.json``) as soon as it arrives; an existing one is kept.
+
+    Raises:
+        OSError: When it cannot be written.
+    """
+    path = Path(root) / DOCUMENTS / f"{key}.json"
+    if path.exists():
+        return
+    text = json.dumps(doc, ensure_ascii=False, allow_nan=False)
+    if not write_atomic(path, lambda p: p.write_text(text, encoding="utf-8"), shared=True):
+        raise OSError(f"cannot write {path}")
+
+
 def write_summary(root: Path, entries: list[RankEntry], roots: list[str], options: dict[str, Any],
                   conventions: list[str], top_n: int, warnings: list[str]) -> Path:
-    """Write (or update) a summary folder; documents first, the manifest last.
+    """Write (or update) a summary folder: documents, then the tables, the manifest last.
+
+    Documents not yet on disk (``entry.document`` set) are written; the tables are built by
+    reading the documents back :data:`TABLE_CHUNK` ranks at a time, so memory does not grow
+    with the number of ranks.
 
     Args:
         root: The summary folder (created).
-        entries: Every rank, with its document when summarised (documents already on disk under
-            the same key are not rewritten).
+        entries: Every rank (its document in memory, or already in ``ranks/``).
         roots: The profiler folders summarised.
         options: The analysis options (their key and text) — a summary holds one option set.
         conventions: The conventions text (stamped in every report).
@@ -176,16 +195,11 @@ def write_summary(root: Path, entries: list[RankEntry], roots: list[str], option
     root = Path(root)
     docs_dir = root / DOCUMENTS
     docs_dir.mkdir(parents=True, exist_ok=True)
-    keep = set()
-    for e in entries:
-        if e.status == "ok" and e.document is not None:
-            keep.add(f"{e.key}.json")
-            path = docs_dir / f"{e.key}.json"
-            if not path.exists():
-                text = json.dumps(e.document, ensure_ascii=False, allow_nan=False)
-                if not write_atomic(path, lambda p, t=text: p.write_text(t, encoding="utf-8"), shared=True):
-                    raise OSError(f"cannot write {path}")
-    _write_tables(root, [e.document for e in entries if e.status == "ok" and e.document is not None])
+    ok = [e for e in entries if e.status == "ok"]
+    for e in ok:
+        if e.document is not None:
+            write_document(root, e.key, e.document)
+    _write_tables(root, ok)
     manifest = {
         "format": SUMMARY_FORMAT, "version": SUMMARY_VERSION, "written_by": f"MFU Desktop {__version__}",
         "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "roots": roots, "options": options,
@@ -196,6 +210,7 @@ def write_summary(root: Path, entries: list[RankEntry], roots: list[str], option
     text = json.dumps(manifest, ensure_ascii=False, indent=1)
     if not write_atomic(path, lambda p: p.write_text(text, encoding="utf-8"), shared=True):
         raise OSError(f"cannot write {path}")
+    keep = {f"{e.key}.json" for e in ok}
     for stale in docs_dir.glob("*.json"):  # documents of ranks no longer listed (changed files)
         if stale.name not in keep:
             try:
@@ -205,29 +220,87 @@ def write_summary(root: Path, entries: list[RankEntry], roots: list[str], option
     return path
 
 
-def _write_tables(root: Path, docs: list[dict[str, Any]]) -> None:
-    """The Parquet tables (see the module docstring), one row per rank and item."""
-    import pandas as pd  # only when writing: reading a summary for the command line needs no pandas
+#: Ranks read back at once while the tables are written.
+TABLE_CHUNK = 64
+#: Every table's columns: (name, kind) with kind "text", "float", "int" or "bool".
+TABLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "ranks": (("rank", "int"), ("path", "text"), ("chip", "text"), ("mfu_ops", "float"), ("mfu_step", "float"),
+              ("mfu_ops_lo", "float"), ("mfu_ops_hi", "float"), ("cube_utilization", "float"), ("tier", "int"),
+              ("step_time_us", "float"), ("steps", "int"), ("computing", "float"), ("comm_not_overlapped", "float"),
+              ("free", "float"), ("bubble", "float"), ("comm_wait_us", "float"), ("kernels", "int"),
+              ("countable_kernels", "int")),
+    "steps": (("rank", "int"), ("step", "text"), ("computing", "float"), ("comm_not_overlapped", "float"),
+              ("overlapped", "float"), ("communication", "float"), ("free", "float"), ("bubble", "float"),
+              ("step_time_us", "float"), ("flops", "float"), ("mfu_step", "float")),
+    "by_type": (("rank", "int"), ("type", "text"), ("count", "float"), ("flops", "float"), ("time_us", "float"),
+                ("achieved_tflops", "float"), ("mfu", "float")),
+    "by_shape": (("rank", "int"), ("type", "text"), ("input_shapes", "text"), ("dtype", "text"), ("count", "float"),
+                 ("time_us", "float"), ("flops", "float"), ("mfu", "float"), ("lost_us", "float"),
+                 ("status", "text"), ("reason", "text")),
+    "hot": (("rank", "int"), ("by", "text"), ("type", "text"), ("input_shapes", "text"), ("count", "float"),
+            ("time_us", "float"), ("mfu", "float"), ("lost_us", "float"), ("time_share", "float"),
+            ("klass", "text")),
+    "excluded": (("rank", "int"), ("type", "text"), ("reason", "text"), ("count", "float"), ("time_us", "float")),
+    "collectives": (("rank", "int"), ("step", "text"), ("kind", "text"), ("op", "text"), ("link", "text"),
+                    ("transport", "text"), ("transit_time_ms", "float"), ("transit_size_mb", "float")),
+}
 
+
+def _rows_of(doc: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """A document's rows for every table (each row carries the rank)."""
     from mfu_desktop.core.summary import cluster_rows
 
-    tables: dict[str, list[dict[str, Any]]] = {name: [] for name in
-                                               ("steps", "by_type", "by_shape", "hot", "excluded", "collectives")}
-    for d in docs:
-        rank = {"rank": d["rank"]}
-        tables["steps"] += [{**rank, **row} for row in d.get("step_rows", [])]
-        tables["by_type"] += [{**rank, **row} for row in d.get("by_type", [])]
-        tables["by_shape"] += [{**rank, **row} for row in d.get("by_shape", [])]
-        for by in ("hot_by_time", "hot_by_lost"):
-            tables["hot"] += [{**rank, "by": by[4:], **row} for row in d.get(by, [])]
-        tables["excluded"] += [{**rank, **row} for row in d.get("excluded", [])]
-        tables["collectives"] += [{**rank, **row} for row in d.get("collectives", [])]
-    frames = {"ranks": pd.DataFrame(cluster_rows(docs, []))}
-    frames.update({name: pd.DataFrame(rows) for name, rows in tables.items()})
-    for name, frame in frames.items():
-        for column in frame.columns:  # mixed None/str or None/number columns: one Arrow type each
-            if frame[column].dtype == object:
-                frame[column] = frame[column].astype("string")
-        path = root / f"{name}.parquet"
-        if not write_atomic(path, lambda p, f=frame: f.to_parquet(p, index=False), shared=True):
-            raise OSError(f"cannot write {path}")
+    rank = {"rank": doc["rank"]}
+    out: dict[str, list[dict[str, Any]]] = {"ranks": cluster_rows([doc], [])}
+    out["steps"] = [{**rank, **row} for row in doc.get("step_rows", [])]
+    out["by_type"] = [{**rank, **row} for row in doc.get("by_type", [])]
+    out["by_shape"] = [{**rank, **row} for row in doc.get("by_shape", [])]
+    out["hot"] = [{**rank, "by": by[4:], **row} for by in ("hot_by_time", "hot_by_lost") for row in doc.get(by, [])]
+    out["excluded"] = [{**rank, **row} for row in doc.get("excluded", [])]
+    out["collectives"] = [{**rank, **row} for row in doc.get("collectives", [])]
+    return out
+
+
+def _cell(value: Any, kind: str) -> Any:
+    if value is None:
+        return None
+    if kind == "text":
+        return str(value)
+    if kind == "bool":
+        return bool(value)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    if number != number or number in (float("inf"), float("-inf")):
+        return None
+    return int(number) if kind == "int" else number
+
+
+def _write_tables(root: Path, entries: list[RankEntry]) -> None:
+    """The Parquet tables, written :data:`TABLE_CHUNK` ranks at a time (a row group per chunk)."""
+    import pyarrow as pa  # only when writing: reading a summary for the command line needs neither
+    import pyarrow.parquet as pq
+
+    kinds = {"text": pa.string(), "float": pa.float64(), "int": pa.int64(), "bool": pa.bool_()}
+    schemas = {name: pa.schema([(c, kinds[k]) for c, k in cols]) for name, cols in TABLES.items()}
+    temps = {name: root / f".{name}.parquet.tmp" for name in TABLES}
+    writers = {name: pq.ParquetWriter(str(temps[name]), schemas[name]) for name in TABLES}
+    try:
+        for start in range(0, len(entries), TABLE_CHUNK):
+            rows: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
+            for e in entries[start:start + TABLE_CHUNK]:
+                doc = e.document or _read_document(root / DOCUMENTS / f"{e.key}.json")
+                if doc is None:
+                    continue
+                for name, items in _rows_of(doc).items():
+                    rows[name] += items
+            for name, cols in TABLES.items():
+                arrays = [pa.array([_cell(r.get(c), k) for r in rows[name]], type=kinds[k]) for c, k in cols]
+                writers[name].write_table(pa.Table.from_arrays(arrays, schema=schemas[name]))
+    finally:
+        for writer in writers.values():
+            writer.close()
+    for name, temp in temps.items():
+        os.chmod(temp, file_mode())
+        os.replace(temp, root / f"{name}.parquet")

@@ -1,6 +1,6 @@
 """Entry point of the ``mfu-desktop`` GUI.
 
-``mfu-desktop [PATH ...] [--demo] [--tab calculator|profiler|prediction] [--lang en|zh_CN]
+``mfu-desktop [PATH ...] [--demo] [--tab calculator|profiler|prediction|compare] [--compare NEW] [--lang en|zh_CN]
 [--screenshot FILE]``. ``--screenshot`` renders the window to a PNG once every background
 job has finished (profile loaded, prediction done, charts drawn) and exits; it works with
 ``QT_QPA_PLATFORM=offscreen`` and is what the docs and the smoke tests use.
@@ -25,7 +25,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                                      "profiler analysis and cross-chip prediction.")
     parser.add_argument("paths", nargs="*", type=Path, help="profiler folders to open (cluster root or rank folders)")
     parser.add_argument("--demo", action="store_true", help="open the bundled 8-rank demo profile")
-    parser.add_argument("--tab", choices=("calculator", "profiler", "prediction"), help="tab to show first")
+    parser.add_argument("--tab", choices=("calculator", "profiler", "prediction", "compare"),
+                        help="tab to show first")
+    parser.add_argument("--compare", type=Path, metavar="NEW",
+                        help="compare the opened profile (BASE) with NEW in the Compare tab")
     parser.add_argument("--rank", type=int, metavar="N", help="select rank N in the Profiler tab once loaded")
     parser.add_argument("--lang", choices=("en", "zh_CN"), help="interface language (default: settings, then system)")
     parser.add_argument("--theme", choices=("system", "light", "dark"), help="colour theme for this run")
@@ -52,6 +55,21 @@ def reserve_core_for_gui() -> int:
     threads = max(1, (os.cpu_count() or 2) - 1)
     pyarrow.set_cpu_count(threads)
     return threads
+
+
+#: How often (s) a worker thread running Python must offer the GIL (CPython's default: 0.005).
+GIL_SWITCH_INTERVAL_S = 0.001
+
+
+def share_the_gil() -> None:
+    """Let the GUI thread take the GIL sooner while a worker computes.
+
+    A repaint calls into Python many times (pyqtgraph items, models); each call waits until the
+    worker next offers the GIL. At the default 5 ms interval, opening a 512-rank summary while
+    its documents were being read stalled the window up to 138 ms; at 1 ms the longest stall
+    was 77 ms, at no measurable cost to the worker.
+    """
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
 
 
 def tune_garbage_collector() -> None:
@@ -89,6 +107,7 @@ def create(args: argparse.Namespace, app=None):
 
     app = app or QApplication.instance() or QApplication(sys.argv[:1])
     reserve_core_for_gui()
+    share_the_gil()
     app.setApplicationName("MFU Desktop")
     app.setOrganizationName("mfu-desktop")
     app.setApplicationVersion(__version__)
@@ -135,6 +154,8 @@ def create(args: argparse.Namespace, app=None):
     window.profiler.pending_rank = args.rank
     if paths:
         window.open_paths(paths, remember=not args.demo)
+    if args.compare and paths:
+        window.compare.queue_new(Path(args.compare))  # compared once BASE is loaded
     if args.tab:
         window.select_tab(args.tab)
     return app, window

@@ -39,13 +39,14 @@ from mfu_desktop.gui.dialogs.export_dialog import ExportChoice, ExportDialog
 from mfu_desktop.gui.i18n import LANGUAGES
 from mfu_desktop.gui.settings import Settings, save_settings
 from mfu_desktop.gui.tabs.calculator_tab import CalculatorTab
+from mfu_desktop.gui.tabs.compare_tab import CompareTab
 from mfu_desktop.gui.tabs.prediction_tab import PredictionTab
 from mfu_desktop.gui.tabs.profiler_tab import ProfilerTab
 from mfu_desktop.gui.theme import apply_theme
 from mfu_desktop.gui.widgets import InfoBar
 from mfu_desktop.gui.workers import JobRunner
 
-TAB_NAMES = ("calculator", "profiler", "prediction")
+TAB_NAMES = ("calculator", "profiler", "prediction", "compare")
 EXPORT_CHANNEL = "export"
 
 
@@ -83,9 +84,11 @@ class MainWindow(QMainWindow):
         self.calculator = CalculatorTab(catalog)
         self.profiler = ProfilerTab(catalog, self.runner)
         self.prediction = PredictionTab(catalog, self.runner)
+        self.compare = CompareTab(catalog, self.runner)
         self.tabs.addTab(self.calculator, self.tr("Calculator"))
         self.tabs.addTab(self.profiler, self.tr("Profiler"))
         self.tabs.addTab(self.prediction, self.tr("Prediction"))
+        self.tabs.addTab(self.compare, self.tr("Compare"))
 
         self.profiler.top_n = settings.top_n
         self.profiler.set_conventions(settings.fa_backward, settings.mask_convention, settings.hf32)
@@ -96,6 +99,7 @@ class MainWindow(QMainWindow):
         self._tab_status: dict[QWidget, str] = {}
         self.profiler.status_message.connect(lambda text: self.show_status(text, self.profiler))
         self.prediction.status_message.connect(lambda text: self.show_status(text, self.prediction))
+        self.compare.status_message.connect(lambda text: self.show_status(text, self.compare))
         self.profiler.action_message.connect(self.show_status)
         self.prediction.action_message.connect(self.show_status)
         self.tabs.currentChanged.connect(self._tab_changed)
@@ -185,6 +189,7 @@ class MainWindow(QMainWindow):
         self.open_action = file_menu.addAction(self.tr("&Open folder…"), self.open_folder_dialog)
         self.open_action.setShortcut(QKeySequence.StandardKey.Open)
         file_menu.addAction(self.tr("Open &trace files…"), self.open_files_dialog)
+        file_menu.addAction(self.tr("Co&mpare with…"), self.compare_with_dialog)
         self.recent_menu = file_menu.addMenu(self.tr("Open &recent"))
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self._fill_recent()
@@ -336,6 +341,19 @@ class MainWindow(QMainWindow):
         self.export_action.setEnabled(bool(result.ranks))
         if result.ranks:
             self.prediction.set_analysis(result)
+            roots = result.discovery.roots
+            self.compare.set_base(result, ", ".join(p.name for p in roots) or "profile")
+
+    def compare_with_dialog(self) -> None:
+        """File → Compare with…: the loaded profile (BASE) against another (NEW), in the Compare tab."""
+        if self.profiler.result is None or not self.profiler.result.ranks:
+            self.info.show_message(self.tr("Open the BASE profile first (File → Open folder), then compare it."))
+            return
+        start = self.settings.recent_folders[0] if self.settings.recent_folders else str(Path.home())
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Compare with (NEW)"), start)
+        if folder:
+            self.tabs.setCurrentWidget(self.compare)
+            self.compare.set_new(Path(folder))
 
     def _open_in_calculator(self, prefill) -> None:
         self.calculator.prefill(prefill)

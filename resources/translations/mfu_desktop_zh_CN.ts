@@ -506,8 +506,72 @@
         <translation>名称</translation>
     </message>
     <message>
+        <source>Δ time (µs/step)</source>
+        <translation>Δ 耗时（µs/step）</translation>
+    </message>
+    <message>
+        <source>NEW − BASE</source>
+        <translation>NEW − BASE</translation>
+    </message>
+    <message>
+        <source>Match</source>
+        <translation>匹配方式</translation>
+    </message>
+    <message>
+        <source>Family</source>
+        <translation>算子族</translation>
+    </message>
+    <message>
         <source>Type</source>
         <translation>算子类型</translation>
+    </message>
+    <message>
+        <source>BASE calls/step</source>
+        <translation>BASE 调用次数/step</translation>
+    </message>
+    <message>
+        <source>BASE time (µs/step)</source>
+        <translation>BASE 耗时（µs/step）</translation>
+    </message>
+    <message>
+        <source>BASE MFU</source>
+        <translation>BASE MFU</translation>
+    </message>
+    <message>
+        <source>NEW calls/step</source>
+        <translation>NEW 调用次数/step</translation>
+    </message>
+    <message>
+        <source>NEW time (µs/step)</source>
+        <translation>NEW 耗时（µs/step）</translation>
+    </message>
+    <message>
+        <source>NEW MFU</source>
+        <translation>NEW MFU</translation>
+    </message>
+    <message>
+        <source>NEW ÷ BASE</source>
+        <translation>NEW ÷ BASE</translation>
+    </message>
+    <message>
+        <source>Predicted for NEW&apos;s chip (µs/step)</source>
+        <translation>NEW 芯片上的预估（µs/step）</translation>
+    </message>
+    <message>
+        <source>what mfu predict says BASE&apos;s kernels take on NEW&apos;s chip (chip vs chip)</source>
+        <translation>mfu predict 预估 BASE 的算子在 NEW 芯片上的耗时（芯片对比）</translation>
+    </message>
+    <message>
+        <source>Prediction error</source>
+        <translation>预估误差</translation>
+    </message>
+    <message>
+        <source>predicted ÷ measured NEW time − 1</source>
+        <translation>预估 ÷ 实测 NEW 耗时 − 1</translation>
+    </message>
+    <message>
+        <source>Why it changed</source>
+        <translation>变化原因</translation>
     </message>
     <message>
         <source>Core</source>
@@ -784,6 +848,137 @@
     </message>
 </context>
 <context>
+    <name>CompareTab</name>
+    <message>
+        <source>BASE: open a profile in the Profiler tab</source>
+        <translation>BASE：请在 Profiling 分析页打开性能数据</translation>
+    </message>
+    <message>
+        <source>NEW: not chosen</source>
+        <translation>NEW：未选择</translation>
+    </message>
+    <message>
+        <source>Choose NEW…</source>
+        <translation>选择 NEW…</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Step time (µs per step)</source>
+        <translation>step 耗时（每 step，µs）</translation>
+    </message>
+    <message>
+        <source>Operator MFU (算子达成率)</source>
+        <translation>算子达成率 (MFU)</translation>
+    </message>
+    <message>
+        <source>End-to-end step MFU</source>
+        <translation>端到端 step MFU</translation>
+    </message>
+    <message>
+        <source>Communication not overlapped</source>
+        <translation>未掩盖通信</translation>
+    </message>
+    <message>
+        <source>Chip vs chip</source>
+        <translation>芯片对比</translation>
+    </message>
+    <message>
+        <source>Charts</source>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <source>Operator groups</source>
+        <translation>算子分组</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>Step</translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation>说明</translation>
+    </message>
+    <message>
+        <source>BASE: {0} ({1} rank(s))</source>
+        <translation>BASE：{0}（{1} 个 rank）</translation>
+    </message>
+    <message>
+        <source>Choose the profile to compare with</source>
+        <translation>选择要对比的性能数据</translation>
+    </message>
+    <message>
+        <source>NEW: {0}</source>
+        <translation>NEW：{0}</translation>
+    </message>
+    <message>
+        <source>Open the BASE profile in the Profiler tab first.</source>
+        <translation>请先在 Profiling 分析页打开 BASE 性能数据。</translation>
+    </message>
+    <message>
+        <source>Choose the NEW profile to compare with.</source>
+        <translation>请选择要对比的 NEW 性能数据。</translation>
+    </message>
+    <message>
+        <source>Comparing with {0}…</source>
+        <translation>正在与 {0} 对比…</translation>
+    </message>
+    <message>
+        <source>Comparing profiles</source>
+        <translation>正在对比性能数据</translation>
+    </message>
+    <message>
+        <source>The comparison failed: {0}</source>
+        <translation>对比失败：{0}</translation>
+    </message>
+    <message>
+        <source>Export the comparison to</source>
+        <translation>将对比结果导出到</translation>
+    </message>
+    <message>
+        <source>Export refused: {0}</source>
+        <translation>拒绝导出：{0}</translation>
+    </message>
+    <message>
+        <source>Exported {0} files to {1}</source>
+        <translation>已导出 {0} 个文件到 {1}</translation>
+    </message>
+    <message>
+        <source>Compared {0} with {1}</source>
+        <translation>已对比 {0} 与 {1}</translation>
+    </message>
+    <message>
+        <source>speed-up: {0} → {1} µs ({2:+,.1f})</source>
+        <translation>加速比：{0} → {1} µs（{2:+,.1f}）</translation>
+    </message>
+    <message>
+        <source>no step trace on one side</source>
+        <translation>有一方没有 step trace</translation>
+    </message>
+    <message>
+        <source>BASE → NEW</source>
+        <translation>BASE → NEW</translation>
+    </message>
+    <message>
+        <source>mean per rank</source>
+        <translation>各 rank 平均</translation>
+    </message>
+    <message>
+        <source>of which waiting {0:+,.1f} µs</source>
+        <translation>其中等待 {0:+,.1f} µs</translation>
+    </message>
+    <message>
+        <source>step predicted {0} µs, measured {1} µs</source>
+        <translation>step 预估 {0} µs，实测 {1} µs</translation>
+    </message>
+    <message>
+        <source>same chip</source>
+        <translation>同一芯片</translation>
+    </message>
+</context>
+<context>
     <name>CoreText</name>
     <message>
         <source>counted</source>
@@ -961,6 +1156,37 @@
     </message>
 </context>
 <context>
+    <name>GroupScatter</name>
+    <message>
+        <source>Per group: BASE vs NEW (µs per step, log scale)</source>
+        <translation>各算子分组：BASE 对比 NEW（每 step µs，对数坐标）</translation>
+    </message>
+    <message>
+        <source>BASE</source>
+        <translation>BASE</translation>
+    </message>
+    <message>
+        <source>NEW</source>
+        <translation>NEW</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>predicted for NEW&apos;s chip</source>
+        <translation>NEW 芯片上的预估</translation>
+    </message>
+    <message>
+        <source>unchanged (y = x)</source>
+        <translation>未变化（y = x）</translation>
+    </message>
+    <message>
+        <source>No operator group is on both sides.</source>
+        <translation>两侧没有共同的算子分组。</translation>
+    </message>
+</context>
+<context>
     <name>HotOpsChart</name>
     <message>
         <source>Hot operators</source>
@@ -999,6 +1225,10 @@
         <translation>跨芯片预估</translation>
     </message>
     <message>
+        <source>Compare</source>
+        <translation>性能对比</translation>
+    </message>
+    <message>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -1017,6 +1247,10 @@
     <message>
         <source>Open &amp;trace files…</source>
         <translation>打开 trace 文件(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>Co&amp;mpare with…</source>
+        <translation>与…对比(&amp;M)</translation>
     </message>
     <message>
         <source>Open &amp;recent</source>
@@ -1127,6 +1361,14 @@
         <translation>{0} 已不存在，已从最近列表中移除。</translation>
     </message>
     <message>
+        <source>Open the BASE profile first (File → Open folder), then compare it.</source>
+        <translation>请先打开 BASE 性能数据（文件 → 打开文件夹），再进行对比。</translation>
+    </message>
+    <message>
+        <source>Compare with (NEW)</source>
+        <translation>与 NEW 对比</translation>
+    </message>
+    <message>
         <source>Nothing to export yet: open a profile first.</source>
         <translation>暂无可导出的内容：请先打开 Profiling 数据。</translation>
     </message>
@@ -1190,7 +1432,7 @@
     <name>Notices</name>
     <message>
         <source>The {0} translation is not installed; the interface stays in English.</source>
-        <extracomment>How long ``--screenshot`` waits for the background work before giving up.</extracomment>
+        <extracomment>How long ``--screenshot`` waits for the background work before giving up. How often (s) a worker thread running Python must offer the GIL (CPython&apos;s default: 0.005).</extracomment>
         <translation>未安装 {0} 翻译，界面保持英文。</translation>
     </message>
     <message>
@@ -1217,6 +1459,29 @@
     <message>
         <source>Some settings were invalid and reset to defaults: {names}.</source>
         <translation>部分设置无效，已恢复默认：{names}。</translation>
+    </message>
+</context>
+<context>
+    <name>PairedBarsChart</name>
+    <message>
+        <source>Top changes: BASE and NEW</source>
+        <translation>变化最大的算子：BASE 与 NEW</translation>
+    </message>
+    <message>
+        <source>time per step</source>
+        <translation>每 step 耗时</translation>
+    </message>
+    <message>
+        <source>BASE</source>
+        <translation>BASE</translation>
+    </message>
+    <message>
+        <source>NEW</source>
+        <translation>NEW</translation>
+    </message>
+    <message>
+        <source>No operator groups to compare.</source>
+        <translation>没有可对比的算子分组。</translation>
     </message>
 </context>
 <context>
@@ -1934,6 +2199,30 @@
     <message>
         <source>Step breakdown: no step trace (step_trace_time.csv or analysis.db) in this profile.</source>
         <translation>Step 拆解：该 profile 没有 step trace（step_trace_time.csv 或 analysis.db）。</translation>
+    </message>
+</context>
+<context>
+    <name>WaterfallChart</name>
+    <message>
+        <source>Where the step&apos;s change comes from</source>
+        <extracomment>Colours: time gained (NEW faster), time lost, the totals, and the two sides.</extracomment>
+        <translation>step 变化来自哪里</translation>
+    </message>
+    <message>
+        <source>time per step</source>
+        <translation>每 step 耗时</translation>
+    </message>
+    <message>
+        <source>The step&apos;s change needs a step trace on both sides.</source>
+        <translation>step 变化需要两侧都有 step trace。</translation>
+    </message>
+    <message>
+        <source>BASE step</source>
+        <translation>BASE step</translation>
+    </message>
+    <message>
+        <source>NEW step</source>
+        <translation>NEW step</translation>
     </message>
 </context>
 </TS>

@@ -53,7 +53,7 @@ def set_category_ticks(axis: pg.AxisItem, labels: list[str], max_len: int = 28) 
     ticks = []
     for i, label in enumerate(labels):
         text = label if len(label) <= max_len else label[: max_len - 1] + "…"
-        ticks.append((i, text.replace(" (", "\n(") if horizontal else text))
+        ticks.append((i, text.replace(" (", "\n(") if horizontal and not text.startswith("\n") else text))
     axis.enableAutoSIPrefix(False)  # positions are categories: never "chip (×0.001)"
     if horizontal:
         axis.setHeight(60 if any("\n" in text for _, text in ticks) else 44)
