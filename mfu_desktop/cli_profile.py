@@ -15,6 +15,7 @@ from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.numbers import calls, pct, sig
 from mfu_desktop.core.options import AnalysisOptions, FlopOptions
 from mfu_desktop.core.paths import demo_profile_dir
+from mfu_desktop.core.roofline_figures import judged_figure, roofline_text
 from mfu_desktop.core.steps import PER_STEP_CONVENTION
 
 # Light on purpose: printing works on documents (mfu_desktop.core.summary), so that a cached
@@ -68,14 +69,15 @@ def _print_hot(title: str, rows: list[dict[str, Any]], top: int, by: str) -> Non
     if not rows:
         return
     print(f"   {title}")
-    print(f"     {'lost µs/step' if by == 'lost_us' else 'time µs/step':>14} {'share':>7} {'MFU':>9} {'calls/step':>10}"
-          "  type [input shapes]")
+    print(f"     {'lost µs/step' if by == 'lost_us' else 'time µs/step':>14} {'share':>7} {'MFU / BW':>10} "
+          f"{'calls/step':>10}  type [input shapes]")
     for row in rows[:top]:
         fraction = summary.number(row.get("time_share"))  # merged cluster rows have no share
         share = f"{fraction * 100:.1f} %" if fraction is not None else ""
-        mfu = summary.number(row.get("mfu"))
+        label, value = judged_figure(row)
+        figure = f"{label} {pct(value)}" if value is not None else "–"
         shapes = f" [{row['input_shapes']}]" if row.get("input_shapes") else ""
-        print(f"     {_us(row.get(by)):>14} {share:>7} {pct(mfu) if mfu is not None else '–':>9} "
+        print(f"     {_us(row.get(by)):>14} {share:>7} {figure:>10} "
               f"{calls(row.get('count') or 0):>10}  {row.get('type')}{shapes}")
 
 
@@ -97,7 +99,11 @@ def _print_rank(d: dict[str, Any], top: int) -> None:
     for why in d["tier_why"]:
         print(f"                · {why}")
     lost, hot = d["hot_by_lost"], d["hot_by_time"]
-    _print_hot(f"top {min(top, len(lost))} by lost time (time × (1 − MFU)), per step:", lost, top, "lost_us")
+    roof = roofline_text(d.get("roofline"))
+    if roof:
+        print(f"   roofline     {roof}")
+    _print_hot(f"top {min(top, len(lost))} by lost time (measured − roofline-attainable), per step:", lost, top,
+               "lost_us")
     _print_hot(f"top {min(top, len(hot))} by time, per step:", hot, top, "time_us")
     if d["excluded"]:
         print("   excluded from FLOPs-based MFU (per step):")
@@ -158,6 +164,9 @@ def _print_cluster(folder: dict[str, Any], top: int) -> None:
         print(f"   slow ranks   {summary.slow_rank_text(c)}")
     if c["cube_utilization_mean"] is not None:
         print(f"   cube util    {pct(c['cube_utilization_mean'])}   (mean over ranks; hardware counter, not MFU)")
+    roof = roofline_text(c.get("roofline"))
+    if roof:
+        print(f"   roofline     {roof}" + ("  (mean per rank)" if n > 1 else ""))
     if n > 1 and c["rows"]:
         print()
         print(f"   {'rank':>5} {'steps':>5} {'step µs':>12} {'computing µs':>13} {'comm µs':>11} {'free µs':>10} "

@@ -28,6 +28,8 @@ AI_CORES = 24
 CLOCK_MHZ = 1800
 PEAK_TFLOPS = AI_CORES * CLOCK_MHZ * 8192 / 1e6
 FP32_PEAK_TFLOPS = PEAK_TFLOPS / 4
+#: Its HBM bandwidth (GB/s, the catalog's): a vector kernel's time is its bytes at a fraction of it.
+HBM_GBS = 1600.0
 #: Wall-clock origin of the capture (µs since epoch).
 T0_US = 1_767_225_600_000_000
 SLOW_RANK = 5
@@ -73,8 +75,22 @@ def _mm(name: str, kind: str, a: str, b: str, out: str, m: int, n: int, k: int, 
                   mac_ratio=min(0.95, mfu * 1.12), m=m if batch == 1 else 0, n=n, k=k)
 
 
-def _vec(name: str, kind: str, shape: str, dur: float, core: str = "AI_VECTOR_CORE", block: int = 48) -> Kernel:
-    return Kernel(name, kind, core, dur, block, 0, f"{shape};{shape}", "DT_BF16;DT_BF16", shape, "DT_BF16")
+def _vec(name: str, kind: str, shape: str, bw_util: float, core: str = "AI_VECTOR_CORE", block: int = 48,
+         inputs: str | None = None, in_types: str | None = None, outputs: str | None = None,
+         out_types: str | None = None) -> Kernel:
+    """A memory-bound kernel whose time is its minimum bytes moved at ``bw_util`` of the HBM bandwidth.
+
+    By default an element-wise kernel: two ``shape`` inputs, one ``shape`` output, BF16.
+    """
+    from mfu_desktop.core.bytes import min_bytes
+
+    inputs = inputs or f"{shape};{shape}"
+    in_types = in_types or ";".join(["DT_BF16"] * len(inputs.split(";")))
+    outputs = outputs or shape
+    out_types = out_types or ";".join(["DT_BF16"] * len(outputs.split(";")))
+    nbytes = min_bytes(f'"{inputs}"', f'"{outputs}"', in_types, out_types).bytes or 0
+    dur = round(nbytes / (bw_util * HBM_GBS * 1e3), 3)
+    return Kernel(name, kind, core, dur, block, 0, inputs, in_types, outputs, out_types)
 
 
 def template(layers: int = 4, tokens: int = 4096, hidden: int = 4096, heads: int = 32, kv_heads: int = 8,
@@ -93,16 +109,18 @@ def template(layers: int = 4, tokens: int = 4096, hidden: int = 4096, heads: int
     grad_types = "DT_BF16;DT_BF16;DT_BF16;DT_BF16;BOOL;FLOAT;FLOAT;DT_BF16;DT_BF16;INT64"
     grad_out = f"1,{t},{heads},{head_dim};1,{t},{kv_heads},{head_dim};1,{t},{kv_heads},{head_dim};"
     out: list[Kernel] = [
-        Kernel("aclnnEmbedding_GatherV2", "GatherV2", "AI_VECTOR_CORE", 61.2, 48, 0, f"32000,{h};{t}",
-               "DT_BF16;INT64", f"{t},{h}", "DT_BF16"),
+        _vec("aclnnEmbedding_GatherV2", "GatherV2", "", 0.35, inputs=f"{t},{h};{t}", in_types="DT_BF16;INT64",
+             outputs=f"{t},{h}"),  # the rows read, not the whole table
     ]
     for layer in range(layers):
         varlen = layer == layers - 1  # the last layer packs sequences (TND)
         out += [
-            _vec(f"aclnnRmsNorm_RmsNorm_{layer}", "RmsNorm", f"{t},{h}", 38.4),
+            _vec(f"aclnnRmsNorm_RmsNorm_{layer}", "RmsNorm", "", 0.62, inputs=f"{t},{h};{h}",
+                 outputs=f"{t},{h};{t},1", out_types="DT_BF16;FLOAT"),
             _mm(f"aclnnMatmul_MatMulCommon_MatMulV2_{layer}_qkv", "MatMulV2", f"{t},{h}", f"{qkv},{h}",
                 f"{t},{qkv}", t, qkv, h, 0.71),
-            _vec(f"aclnnRotaryPosEmb_{layer}", "RotaryPositionEmbedding", f"1,{t},{heads},{head_dim}", 44.1),
+            _vec(f"aclnnRotaryPosEmb_{layer}", "RotaryPositionEmbedding", f"1,{t},{heads},{head_dim}", 0.55,
+                 inputs=f"1,{t},{heads},{head_dim};1,{t},1,{head_dim};1,{t},1,{head_dim}"),
         ]
         if varlen:
             out.append(Kernel(f"aclnnFlashAttentionScore_varlen_{layer}", "FlashAttentionScore", "MIX_AIC",
@@ -117,8 +135,9 @@ def template(layers: int = 4, tokens: int = 4096, hidden: int = 4096, heads: int
         out += [
             _mm(f"aclnnMatmul_MatMulV3Common_MatMulV3_{layer}_o", "MatMulV3", f"{t},{heads * head_dim}", f"{h},{h}",
                 f"{t},{h}", t, h, heads * head_dim, 0.66),
-            _vec(f"aclnnAdd_AddAiCore_Add_{layer}", "Add", f"{t},{h}", 21.6),
-            _vec(f"aclnnRmsNorm_RmsNorm_{layer}_2", "RmsNorm", f"{t},{h}", 38.1),
+            _vec(f"aclnnAdd_AddAiCore_Add_{layer}", "Add", f"{t},{h}", 0.82),
+            _vec(f"aclnnRmsNorm_RmsNorm_{layer}_2", "RmsNorm", "", 0.63, inputs=f"{t},{h};{h}",
+                 outputs=f"{t},{h};{t},1", out_types="DT_BF16;FLOAT"),
         ]
         if layer == 1:  # one MoE layer: 8 experts, top-2
             out += [
@@ -130,7 +149,8 @@ def template(layers: int = 4, tokens: int = 4096, hidden: int = 4096, heads: int
                        round(2 * 2 * t * h * 2 * 1408 / (0.44 * PEAK_TFLOPS * 1e6), 3), AI_CORES, 0,
                        f"{2 * t},{h};8,{h},{2 * 1408};8", "DT_BF16;DT_BF16;INT64", f"{2 * t},{2 * 1408}", "DT_BF16",
                        0.5),
-                _vec(f"aclnnSwiGlu_{layer}", "SwiGlu", f"{2 * t},{2 * 1408}", 52.0),
+                _vec(f"aclnnSwiGlu_{layer}", "SwiGlu", "", 0.58, inputs=f"{2 * t},{2 * 1408}",
+                     outputs=f"{2 * t},1408"),
                 Kernel(f"aclnnGroupedMatmul_GroupedMatmul_{layer}_down", "GroupedMatmul", "AI_CORE",
                        round(2 * 2 * t * 1408 * h / (0.42 * PEAK_TFLOPS * 1e6), 3), AI_CORES, 0,
                        f"{2 * t},1408;8,1408,{h};8", "DT_BF16;DT_BF16;INT64", f"{2 * t},{h}", "DT_BF16", 0.5),
@@ -139,15 +159,16 @@ def template(layers: int = 4, tokens: int = 4096, hidden: int = 4096, heads: int
             out += [
                 _mm(f"aclnnMatmul_MatMulCommon_MatMulV2_{layer}_gateup", "MatMulV2", f"{t},{h}", f"{2 * f},{h}",
                     f"{t},{2 * f}", t, 2 * f, h, 0.74),
-                _vec(f"aclnnSwiGlu_{layer}", "SwiGlu", f"{t},{2 * f}", 96.0),
+                _vec(f"aclnnSwiGlu_{layer}", "SwiGlu", "", 0.71, inputs=f"{t},{2 * f}", outputs=f"{t},{f}"),
                 _mm(f"aclnnMatmul_MatMulV3Common_MatMulV3_{layer}_down", "MatMulV3", f"{t},{f}", f"{h},{f}",
                     f"{t},{h}", t, h, f, 0.69),
             ]
-        out.append(Kernel(f"aclnnReduceSum_ReduceSumOpAiCore_{layer}", "ReduceSum", "MIX_AIV", 12.4, 24, 0,
-                          f"{t},{h}", "DT_BF16", f"{h}", "DT_BF16"))
+        out.append(_vec(f"aclnnReduceSum_ReduceSumOpAiCore_{layer}", "ReduceSum", "", 0.5, "MIX_AIV", 24,
+                        inputs=f"{t},{h}", outputs=f"{h}"))
     out += [
         _mm("aclnnMatmul_lm_head", "MatMulV3", f"{t},{h}", f"32000,{h}", f"{t},32000", t, 32000, h, 0.72),
-        _vec("aclnnCrossEntropyLoss", "CrossEntropyLoss", f"{t},32000", 140.0),
+        _vec("aclnnCrossEntropyLoss", "CrossEntropyLoss", "", 0.45, inputs=f"{t},32000;{t}",
+             in_types="DT_BF16;INT64", outputs=f"{t};{t},32000", out_types="FLOAT;DT_BF16"),
         Kernel("aclnnNonZero_NonZero", "NonZero", "AI_CPU", 35.0, 1, 0, f"{t}", "INT64", f"{t},1", "INT64"),
         Kernel("aclnnDropoutGenMaskV2_DSAGenBitMask", "DSAGenBitMask", "DSA_SQE", 7.5, 1, 0),
     ]
@@ -157,7 +178,8 @@ def template(layers: int = 4, tokens: int = 4096, hidden: int = 4096, heads: int
                 f"{t},{f}", t, f, h, 0.68),  # NN
             _mm(f"aclnnMatmul_MatMulCommon_MatMulV2_{layer}_down_dw", "MatMulV2", f"{t},{h}", f"{f},{t}",
                 f"{h},{f}", h, f, t, 0.63),  # TT: A [K,M], B [N,K]
-            _vec(f"aclnnSwiGluGrad_{layer}", "SwiGluGrad", f"{t},{2 * f}", 121.0),
+            _vec(f"aclnnSwiGluGrad_{layer}", "SwiGluGrad", "", 0.66, inputs=f"{t},{f};{t},{2 * f}",
+                 outputs=f"{t},{2 * f}"),
             _mm(f"aclnnMatmul_MatMulV3Common_MatMulV3_{layer}_o_dw", "MatMulV3", f"{t},{h}", f"{t},{h}",
                 f"{h},{h}", h, h, t, 0.61),  # TN: A [K,M], B [K,N]
         ]
@@ -177,7 +199,8 @@ def template(layers: int = 4, tokens: int = 4096, hidden: int = 4096, heads: int
                 f"{t},{h}", t, h, qkv, 0.67),
             _mm(f"aclnnMatmul_MatMulCommon_MatMulV2_{layer}_qkv_dw", "MatMulV2", f"{t},{qkv}", f"{t},{h}",
                 f"{qkv},{h}", qkv, h, t, 0.6),
-            _vec(f"aclnnRmsNormGrad_{layer}", "RmsNormGrad", f"{t},{h}", 52.3),
+            _vec(f"aclnnRmsNormGrad_{layer}", "RmsNormGrad", "", 0.6, inputs=f"{t},{h};{t},{h};{t},1;{h}",
+                 in_types="DT_BF16;DT_BF16;FLOAT;DT_BF16", outputs=f"{t},{h};{h}", out_types="DT_BF16;FLOAT"),
         ]
     out += [
         Kernel("aclnnBatchMatMul_BatchMatMulV2", "BatchMatMulV2", "AI_CORE",
@@ -187,8 +210,10 @@ def template(layers: int = 4, tokens: int = 4096, hidden: int = 4096, heads: int
                f"{t},{h};{h},{h}", "DT_BF16;DT_BF16", f"{t},{h}", "DT_BF16", 0.3),
         Kernel("aclnnMatmul_MatMulCommon_MatMulV2_storage", "MatMulV2", "AI_CORE", 185.5, 16, 0,
                "81920,4096;8192,512", "DT_BF16;DT_BF16", "4096,512", "DT_BF16", 0.8),
-        _vec("aclnnForeachAddListV2", "ForeachAddList", f"{h},{h}", 320.0),
-        _vec("aclnnApplyAdamW", "ApplyAdamW", f"{h * h}", 610.0),
+        _vec("aclnnForeachAddListV2", "ForeachAddList", f"{h},{h}", 0.3),
+        _vec("aclnnApplyAdamW", "ApplyAdamW", "", 0.24, inputs=f"{h * h};{h * h};{h * h};{h * h}",
+             in_types="FLOAT;FLOAT;FLOAT;DT_BF16", outputs=f"{h * h};{h * h};{h * h}",
+             out_types="FLOAT;FLOAT;FLOAT"),  # param, m, v (FP32) and the BF16 gradient; in place
     ]
     return out
 

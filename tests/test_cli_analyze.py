@@ -50,7 +50,7 @@ def test_json_contract(capsys, samples):
 def test_human_output_lists_summary_top_and_exclusions(capsys, samples):
     code, out, _ = run(capsys, "analyze", str(samples / FA_SAMPLE), "--top", "3")
     assert code == 0
-    for text in ("chip / peak", "operator MFU", "step MFU", "cube util", "tier", "top 2 by lost time",
+    for text in ("chip / peak", "operator MFU", "step MFU", "cube util", "tier", "top 3 by lost time",
                  "excluded from FLOPs-based MFU"):
         assert text in out
 

@@ -26,6 +26,7 @@ from mfu_desktop.core.grouping import codes_of, counts, group_ids, lookup, slots
 from mfu_desktop.core.options import DEFAULT_TOP_N, AnalysisOptions
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.profiler.step_trace import StepTrace
+from mfu_desktop.core.roofline import BOUNDS
 from mfu_desktop.core.steps import SLOW_RANK_MARGIN, slow_ranks
 
 __all__ = [
@@ -52,7 +53,6 @@ __all__ = [
     "fine_table",
     "hot_operators",
     "ideal_us",
-    "merge_hot_operators",
     "rate",
     "slow_ranks",
     "status_mask",
@@ -132,7 +132,8 @@ def _labels(codes: np.ndarray, cats: pd.Index, rows: np.ndarray) -> np.ndarray:
     return values[slots(c, len(cats))]
 
 
-def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: bool, steps: int = 1) -> pd.DataFrame:
+def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: bool, steps: int = 1,
+               bw_gbs: float | None = None) -> pd.DataFrame:
     """One pass over the kernels: sums per finest group, from which every table is derived.
 
     Groups are (FLOP-rule shape group, type, input shapes, class, status, reason, and the kernel
@@ -140,7 +141,8 @@ def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: boo
     whatever the kernel count), so the per-type, per-shape, exclusion and hot-operator tables
     are cheap pandas group-bys over it. Its sums are totals over the capture; ``steps`` (the
     rank's captured steps, :func:`mfu_desktop.core.steps.captured_steps`) turns every table
-    derived from it into means per step.
+    derived from it into means per step; ``bw_gbs`` (the chip's HBM bandwidth) turns bytes per
+    second into bandwidth utilisation.
     """
     n = len(annotated)
     if n == 0:
@@ -199,6 +201,7 @@ def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: boo
     out["lost_us"] = sums(ids[has], g, lost[has])
     out["lost_n"] = counts(ids[has], g)
     del lost, has
+    _roofline_sums(annotated, ids, g, dur, out)
     if "cube_utilization_pct" in annotated.columns:
         cu = annotated["cube_utilization_pct"].to_numpy()
         ok = np.isfinite(cu) & (dur > 0)
@@ -206,11 +209,62 @@ def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: boo
         out["cu_weight"] = sums(ids[ok], g, dur[ok])
     out.attrs["total_time_us"] = float(np.nansum(dur))
     out.attrs["steps"] = max(int(steps), 1)
+    out.attrs["bw_gbs"] = bw_gbs
     return out
 
 
+def _roofline_sums(annotated: pd.DataFrame, ids: np.ndarray, g: int, dur: np.ndarray, out: pd.DataFrame) -> None:
+    """Sums behind the groups' bandwidth, intensity, roofline utilisation and bound (mfu.md §6)."""
+    if "bytes" not in annotated.columns:
+        return
+    nbytes = annotated["bytes"].to_numpy(dtype=np.float64)
+    flops = annotated["flops"].to_numpy(dtype=np.float64)
+    has = np.isfinite(nbytes) & (dur > 0)
+    out["bytes"] = sums(ids[has], g, nbytes[has])
+    out["bytes_time_us"] = sums(ids[has], g, dur[has])
+    both = has & np.isfinite(flops) & (flops > 0)
+    out["roof_flops"] = sums(ids[both], g, flops[both])
+    out["roof_bytes"] = sums(ids[both], g, nbytes[both])
+    attainable = annotated["attainable_us"].to_numpy(dtype=np.float64)
+    ok = np.isfinite(attainable) & (dur > 0)
+    out["attainable_us"] = sums(ids[ok], g, attainable[ok])
+    out["roof_time_us"] = sums(ids[ok], g, dur[ok])
+    bound = annotated["bound"].cat.codes.to_numpy()
+    for code, name in enumerate(BOUNDS):
+        rows = bound == code
+        out[f"{name}_time_us"] = sums(ids[rows], g, dur[rows])
+    if "hw_bytes" in annotated.columns:
+        hw = annotated["hw_bytes"].to_numpy(dtype=np.float64)
+        pair = np.isfinite(hw) & np.isfinite(nbytes)
+        out["hw_bytes"] = sums(ids[pair], g, hw[pair])
+        out["hw_min_bytes"] = sums(ids[pair], g, nbytes[pair])
+
+
+#: Helper sums of the fine table that the derived tables turn into rates and drop.
+_ROOF_HELPERS = ("bytes_time_us", "roof_flops", "roof_bytes", "roof_time_us", "compute_time_us", "memory_time_us",
+                 "hw_min_bytes")
+
+
+def _roofline_rates(out: pd.DataFrame, bw_gbs: float | None) -> None:
+    """Achieved GB/s, bandwidth utilisation, intensity, roofline utilisation, bound and counter ratio of each group."""
+    if "bytes" not in out.columns:
+        return
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["achieved_gbs"] = np.where(out["bytes_time_us"] > 0, out["bytes"] / out["bytes_time_us"] / 1e3, np.nan)
+        out["bw_util"] = out["achieved_gbs"] / bw_gbs if bw_gbs else np.nan
+        out["intensity"] = np.where(out["roof_bytes"] > 0, out["roof_flops"] / out["roof_bytes"], np.nan)
+        out["roof_util"] = np.where(out["roof_time_us"] > 0, out["attainable_us"] / out["roof_time_us"], np.nan)
+        if "hw_bytes" in out.columns:
+            out["hw_bytes_ratio"] = np.where(out["hw_min_bytes"] > 0, out["hw_bytes"] / out["hw_min_bytes"], np.nan)
+    memory, compute = out["memory_time_us"].to_numpy(), out["compute_time_us"].to_numpy()
+    out["bound"] = np.where(memory > compute, BOUNDS[1], np.where(compute > 0, BOUNDS[0], ""))
+    out["bytes"] = np.where(out["bytes_time_us"] > 0, out["bytes"], np.nan)
+    out["attainable_us"] = np.where(out["roof_time_us"] > 0, out["attainable_us"], np.nan)
+
+
 #: Additive columns of the derived tables: totals in the fine table, means per step in every table shown.
-PER_STEP_COLUMNS = ("count", "time_us", "counted", "counted_time_us", "flops", "lost_us")
+PER_STEP_COLUMNS = ("count", "time_us", "counted", "counted_time_us", "flops", "lost_us", "bytes", "attainable_us",
+                    "hw_bytes")
 
 
 def _per_step(out: pd.DataFrame, steps: int) -> pd.DataFrame:
@@ -222,7 +276,8 @@ def _per_step(out: pd.DataFrame, steps: int) -> pd.DataFrame:
 
 
 _SUM_COLUMNS = ("count", "time_us", "counted", "counted_time_us", "flops", "ideal_mfu", "ideal_mfu_lo", "ideal_mfu_hi",
-                "mfu_time_us", "mfu_ideal_us", "lost_us", "lost_n", "cu_time", "cu_weight")
+                "mfu_time_us", "mfu_ideal_us", "lost_us", "lost_n", "cu_time", "cu_weight", "bytes", "attainable_us",
+                "hw_bytes", *_ROOF_HELPERS)
 
 
 def _rollup(fine: pd.DataFrame, keys: list[str], firsts: tuple[str, ...] = (),
@@ -243,10 +298,11 @@ def _rollup(fine: pd.DataFrame, keys: list[str], firsts: tuple[str, ...] = (),
         if "cu_time" in out:
             out["cube_utilization"] = np.where(out["cu_weight"] > 0, out["cu_time"] / out["cu_weight"], np.nan)
         out["lost_us"] = np.where(out["lost_n"] > 0, out["lost_us"], np.nan)
+    _roofline_rates(out, fine.attrs.get("bw_gbs"))
     total = fine.attrs.get("total_time_us", float(out["time_us"].sum()))
     out["time_share"] = out["time_us"] / total if total > 0 else np.nan
-    drop = [c for c in ("ideal_mfu", "ideal_mfu_lo", "ideal_mfu_hi", "mfu_ideal_us", "lost_n", "cu_time", "cu_weight")
-            if c in out and c not in keep]
+    drop = [c for c in ("ideal_mfu", "ideal_mfu_lo", "ideal_mfu_hi", "mfu_ideal_us", "lost_n", "cu_time", "cu_weight",
+                        *_ROOF_HELPERS) if c in out and c not in keep]
     return _per_step(out.drop(columns=drop), fine.attrs.get("steps", 1))
 
 
@@ -259,11 +315,12 @@ def by_type(fine: pd.DataFrame) -> pd.DataFrame:
 
 
 def by_shape(fine: pd.DataFrame) -> pd.DataFrame:
-    """Per (type, input shapes, output shapes, dtype) of kernels with a FLOP rule."""
+    """Per (type, input shapes, output shapes, dtype) of kernels with a FLOP rule or with bytes (mfu.md §6)."""
     columns = ["type", "input_shapes", "output_shapes", "dtype", "count", "time_us"]
     if fine.empty:
         return pd.DataFrame(columns=columns)
-    ruled = fine[fine["status"] != Status.NO_RULE.value]
+    with_bytes = fine["bytes"] > 0 if "bytes" in fine.columns else False
+    ruled = fine[(fine["status"] != Status.NO_RULE.value) | with_bytes]
     if ruled.empty:
         return pd.DataFrame(columns=columns)
     keys = [k for k in ("type", C.INPUT_SHAPES, C.OUTPUT_SHAPES, "dtype") if k in ruled.columns]
@@ -291,7 +348,8 @@ def hot_operators(fine: pd.DataFrame, top_n: int, by: str = "time_us") -> pd.Dat
 
     Level0 kernels have no type: their name is used instead.
     """
-    columns = ["type", "input_shapes", "klass", "count", "time_us", "lost_us", "mfu", "time_share"]
+    columns = ["type", "input_shapes", "klass", "count", "time_us", "lost_us", "mfu", "bw_util", "roof_util", "bound",
+               "time_share"]
     if fine.empty:
         return pd.DataFrame(columns=columns)
     src = fine if by != "lost_us" else fine[fine["lost_n"] > 0]
@@ -306,37 +364,6 @@ def hot_operators(fine: pd.DataFrame, top_n: int, by: str = "time_us") -> pd.Dat
         out[C.INPUT_SHAPES] = ""
     out = out.sort_values(by, ascending=False, kind="stable").head(top_n).reset_index(drop=True)
     return out[[c for c in columns if c in out.columns] + [c for c in out.columns if c not in columns]]
-
-
-def merge_hot_operators(tables: list[pd.DataFrame], by: str, top_n: int, ranks: int | None = None) -> pd.DataFrame:
-    """Hot-operator tables of several ranks merged: mean per rank (per step); MFU weighted by time.
-
-    Args:
-        tables: Each rank's hot-operator table (per step).
-        by: ``time_us`` or ``lost_us``.
-        top_n: Rows kept.
-        ranks: Ranks the mean is over (default: the number of tables).
-    """
-    n_ranks = max(ranks if ranks is not None else len(tables), 1)
-    tables = [t for t in tables if t is not None and not t.empty]
-    if not tables:
-        return pd.DataFrame(columns=["type", "input_shapes", "count", "time_us", "lost_us", "mfu"])
-    f = pd.concat(tables, ignore_index=True)
-    mfu = f["mfu"].to_numpy(dtype=np.float64)
-    time_us = f["time_us"].to_numpy(dtype=np.float64)
-    f["_ideal"] = np.where(np.isfinite(mfu), mfu * time_us, 0.0)
-    f["_mt"] = np.where(np.isfinite(mfu), time_us, 0.0)
-    out = f.groupby(["type", "input_shapes"], sort=False, dropna=False).agg(
-        count=("count", "sum"), time_us=("time_us", "sum"), lost_us=("lost_us", lambda v: v.sum(min_count=1)),
-        _ideal=("_ideal", "sum"), _mt=("_mt", "sum")).reset_index()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out["mfu"] = np.where(out["_mt"] > 0, out["_ideal"] / out["_mt"], np.nan)
-    out = out.drop(columns=["_ideal", "_mt"])
-    for column in ("count", "time_us", "lost_us"):
-        out[column] = out[column] / n_ranks
-    if by == "lost_us":
-        out = out[out["lost_us"].notna()]
-    return out.sort_values(by, ascending=False, kind="stable").head(top_n).reset_index(drop=True)
 
 
 # --- steps, tiers, summaries ----------------------------------------------------------------

@@ -20,6 +20,7 @@ from mfu_desktop.core.classify import CLASSES, KernelClass, class_codes
 from mfu_desktop.core.dtypes import ComputeDtype, compute_dtype, first_input_dtype
 from mfu_desktop.core.flops_registry import Confidence, FlopEstimate, FlopOptions, estimate, rule_for
 from mfu_desktop.core.grouping import categorical, codes_of, group_ids, lookup, slots
+from mfu_desktop.core.kernel_roofline import chip_bandwidth, counter_bytes, roofline_columns
 from mfu_desktop.core.options import AnalysisOptions
 from mfu_desktop.core.profiler import columns as C
 
@@ -305,9 +306,14 @@ def annotate(frame: pd.DataFrame, chip: ChipResolution, options: AnalysisOptions
                        mfu if chip.confirmed else mfu_lo)
     new["status"] = pd.Categorical.from_codes(verdict.status, categories=_STATUSES)
     new.update(_text_columns(fl, verdict, peaks, d_idx))
-    use = np.isin(verdict.status, list(_counted_codes(options)))
-    lost_ref = mfu if chip.confirmed else mfu_hi
-    new["lost_us"] = np.where(use, dur * np.clip(1.0 - lost_ref, 0.0, 1.0), np.nan).astype(np.float32)
+    roof_peak = peak if chip.confirmed else peaks.lo[d_idx]  # range: the lowest candidate peak (lost ≥ 0)
+    counted = np.isin(verdict.status, list(_counted_codes(options)))
+    no_rule = verdict.status == _STATUSES.index(Status.NO_RULE.value)
+    new.update(roofline_columns(frame, new["klass"], counted, no_rule, flops, dur, roof_peak,
+                                mfu if chip.confirmed else mfu_hi, chip_bandwidth(chip)))
+    hw_bytes = counter_bytes(frame)
+    if hw_bytes is not None:
+        new["hw_bytes"] = hw_bytes
     if "aic_cube_fops" in frame.columns:
         hw = frame["aic_cube_fops"].to_numpy(dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):

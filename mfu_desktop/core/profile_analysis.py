@@ -42,6 +42,7 @@ from mfu_desktop.core.analysis_cache import read_analysis, write_analysis
 from mfu_desktop.core.cache import analysis_key, cache_key
 from mfu_desktop.core.chip_detect import ChipResolution, resolve_chip
 from mfu_desktop.core.chips import ChipCatalog, UnknownChipError, default_catalog
+from mfu_desktop.core.kernel_roofline import chip_bandwidth, roofline_summary, roofline_warnings
 from mfu_desktop.core.loader import RankData, adopt, load_ranks
 from mfu_desktop.core.memory import release_memory
 from mfu_desktop.core.options import FlopOptions
@@ -197,6 +198,30 @@ def _hw_check(annotated: pd.DataFrame) -> tuple[float | None, list[str]]:
     return total, warnings
 
 
+def _step_figures(steps: pd.DataFrame, confirmed: bool,
+                  ops: Rate) -> tuple[float | None, float | None, tuple[float, float] | None]:
+    """Mean step time, step MFU (or its range when the chip is not confirmed) over the complete steps."""
+    if steps.empty or not steps["step_time_us"].notna().any():
+        return None, None, None
+    valid = steps["step_time_us"].notna()
+    all_steps_us = float(steps.loc[valid, "step_time_us"].sum())
+    step_time = all_steps_us / int(valid.sum())  # mean per step
+    total_steps = steps.attrs.get("all_steps")
+
+    def ideal(key: str) -> float:
+        if total_steps:
+            return total_steps[key]
+        return float((steps.loc[valid, f"{key}_step"] * steps.loc[valid, "step_time_us"]).sum())
+
+    if confirmed:
+        value = ideal("mfu")
+        # no counted kernel → no step MFU (unknown, never 0 %)
+        return step_time, value / all_steps_us if all_steps_us > 0 and ops.mfu is not None and value > 0 else None, None
+    if all_steps_us > 0 and ops.mfu_range is not None:
+        return step_time, None, (ideal("mfu_lo") / all_steps_us, ideal("mfu_hi") / all_steps_us)
+    return step_time, None, None
+
+
 def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog) -> RankAnalysis | RankFailure:
     """Analyse one loaded rank (see the module docstring)."""
     folder = data.folder
@@ -211,30 +236,12 @@ def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog)
     use = counted_mask(annotated, options)
     ops = rate(annotated, use, chip.confirmed)
     captured = captured_steps(data.step_trace, annotated)
-    fine = fine_table(annotated, options, chip.confirmed, captured.count)
+    fine = fine_table(annotated, options, chip.confirmed, captured.count, chip_bandwidth(chip))
     types = by_type(fine)
     shapes = by_shape(fine)
     excluded = exclusions(fine)
     steps, step_notes = step_table(annotated, data.step_trace, options, chip.confirmed)
-    step_time = mfu_step = None
-    mfu_step_range = None
-    if not steps.empty and steps["step_time_us"].notna().any():
-        valid = steps["step_time_us"].notna()
-        all_steps_us = float(steps.loc[valid, "step_time_us"].sum())
-        step_time = all_steps_us / int(valid.sum())  # mean per step
-        total_steps = steps.attrs.get("all_steps")
-        if chip.confirmed:
-            ideal = total_steps["mfu"] if total_steps else float(
-                (steps.loc[valid, "mfu_step"] * steps.loc[valid, "step_time_us"]).sum())
-            # no counted kernel → no step MFU (unknown, never 0 %)
-            mfu_step = ideal / all_steps_us if all_steps_us > 0 and ops.mfu is not None and ideal > 0 else None
-        else:
-            lo = total_steps["mfu_lo"] if total_steps else float(
-                (steps.loc[valid, "mfu_lo_step"] * steps.loc[valid, "step_time_us"]).sum())
-            hi = total_steps["mfu_hi"] if total_steps else float(
-                (steps.loc[valid, "mfu_hi_step"] * steps.loc[valid, "step_time_us"]).sum())
-            if all_steps_us > 0 and ops.mfu_range is not None:
-                mfu_step_range = (lo / all_steps_us, hi / all_steps_us)
+    step_time, mfu_step, mfu_step_range = _step_figures(steps, chip.confirmed, ops)
     cube_rows = class_mask(annotated, KernelClass.CUBE, KernelClass.MIX)
     cube_util = _weighted_cube_utilization(annotated, cube_rows)
     span = (step_time * captured.count if step_time else None) or _span_us(annotated)
@@ -244,7 +251,7 @@ def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog)
     if tier.tier == 3:
         tier.why.append(f"proxy = Σ compute time / step span ({proxy_note})")
     hw_ratio, hw_warnings = _hw_check(annotated)
-    warnings = [*data.problems, *data.incomplete, *chip.warnings, *hw_warnings]
+    warnings = [*data.problems, *data.incomplete, *chip.warnings, *hw_warnings, *roofline_warnings(annotated)]
     n_suspicious = int(status_mask(annotated, Status.SUSPICIOUS).sum())
     if n_suspicious:
         warnings.append(f"{n_suspicious} kernels have MFU > 100 % (physically impossible): listed as suspicious, "
@@ -531,6 +538,7 @@ def _records(frame: pd.DataFrame, columns: dict[str, str]) -> list[dict[str, obj
 def _hot_rows(frame: pd.DataFrame, top: int) -> list[dict[str, object]]:
     return _records(frame.head(top), {"type": "type", "input_shapes": "input_shapes", "count": "count",
                                       "time_us": "time_us", "mfu": "mfu", "lost_us": "lost_us",
+                                      "bw_util": "bw_util", "roof_util": "roof_util", "bound": "bound",
                                       "time_share": "time_share", "klass": "klass"})
 
 
@@ -575,6 +583,7 @@ def rank_document(r: RankAnalysis, top_n: int | None = None) -> dict[str, object
         "tier_why": list(s.tier.why),
         "device_busy_proxy": _num(s.device_busy_proxy),
         "hw_flops_ratio": _num(s.hw_flops_ratio),
+        "roofline": _roofline_doc(r),
         "kernel_source": r.data.kernel_source,
         "capture": r.folder.config.describe(),
         "rank_origin": r.folder.rank_origin,
@@ -588,6 +597,14 @@ def rank_document(r: RankAnalysis, top_n: int | None = None) -> dict[str, object
         "notes": [n for n in r.notes if n],
         "document_version": summary.DOCUMENT_VERSION,
     }
+
+
+def _roofline_doc(r: RankAnalysis) -> dict[str, float | None] | None:
+    """The rank's roofline figures (:func:`mfu_desktop.core.kernel_roofline.roofline_summary`), kept by a summary."""
+    if r.document is not None:
+        return r.document.get("roofline")
+    fields = roofline_summary(r.kernels, chip_bandwidth(r.chip), r.summary.steps)
+    return {k: _num(v) for k, v in fields.items()}
 
 
 def _comm_split(r: RankAnalysis) -> dict[str, float | None]:

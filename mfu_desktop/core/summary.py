@@ -22,14 +22,17 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from mfu_desktop.core.roofline_figures import cluster_roofline
 from mfu_desktop.core.steps import PER_STEP_CONVENTION, across_ranks, slow_ranks
 
 #: Bump when a document's fields change (cached documents of another version are rebuilt).
-DOCUMENT_VERSION = 2
+DOCUMENT_VERSION = 3
 #: Step-breakdown columns a rank document carries (means per step).
 BREAKDOWN = ("computing", "comm_not_overlapped", "free", "bubble")
 #: Fields of a hot-operator row in the ``--json`` contract.
-HOT_FIELDS = ("type", "input_shapes", "count", "time_us", "mfu", "lost_us")
+HOT_FIELDS = ("type", "input_shapes", "count", "time_us", "mfu", "lost_us", "bw_util", "roof_util", "bound")
+#: Hot-row figures averaged over ranks weighted by time (each over the ranks that have it).
+_HOT_WEIGHTED = ("mfu", "bw_util", "roof_util")
 #: Rank fields that are internal to documents (not in the ``--json`` contract).
 INTERNAL_FIELDS = ("confirmed", "chip_id", "notes", "document_version", "step_rows", "by_shape", "collectives",
                    "prediction", "inputs", "reader")
@@ -63,23 +66,28 @@ def merge_hot_rows(tables: Iterable[list[dict[str, Any]]], by: str, top_n: int, 
     for rows in tables:
         for row in rows:
             key = (str(row.get("type") or ""), str(row.get("input_shapes") or ""))
-            acc = merged.setdefault(key, {"type": key[0], "input_shapes": key[1], "count": 0.0, "time_us": 0.0,
-                                          "lost_us": None, "_ideal": 0.0, "_mt": 0.0})
+            acc = merged.get(key)
+            if acc is None:
+                acc = merged[key] = {"type": key[0], "input_shapes": key[1], "count": 0.0, "time_us": 0.0,
+                                     "lost_us": None, "bound": row.get("bound") or None,
+                                     **{f"_{f}": [0.0, 0.0] for f in _HOT_WEIGHTED}}
             time_us = number(row.get("time_us")) or 0.0
             acc["count"] += number(row.get("count")) or 0.0
             acc["time_us"] += time_us
             lost = number(row.get("lost_us"))
             if lost is not None:
                 acc["lost_us"] = (acc["lost_us"] or 0.0) + lost
-            mfu = number(row.get("mfu"))
-            if mfu is not None:
-                acc["_ideal"] += mfu * time_us
-                acc["_mt"] += time_us
+            for name in _HOT_WEIGHTED:
+                value = number(row.get(name))
+                if value is not None:
+                    acc[f"_{name}"][0] += value * time_us
+                    acc[f"_{name}"][1] += time_us
     out = []
     for acc in merged.values():
-        mfu = acc.pop("_ideal") / acc["_mt"] if acc["_mt"] > 0 else None
-        acc.pop("_mt")
-        acc.update(count=acc["count"] / n, time_us=acc["time_us"] / n, mfu=mfu,
+        for name in _HOT_WEIGHTED:
+            weighted, weight = acc.pop(f"_{name}")
+            acc[name] = weighted / weight if weight > 0 else None
+        acc.update(count=acc["count"] / n, time_us=acc["time_us"] / n,
                    lost_us=None if acc["lost_us"] is None else acc["lost_us"] / n)
         if by == "lost_us" and acc["lost_us"] is None:
             continue
@@ -151,6 +159,7 @@ def cluster_document(ranks: list[dict[str, Any]], top_n: int) -> dict[str, Any]:
                       "slowest_value": step_time.slowest_value, "ranks": step_time.ranks},
         "hot_by_lost": merge_hot_rows((d.get("hot_by_lost") or [] for d in ranks), "lost_us", top_n, len(ranks)),
         "hot_by_time": merge_hot_rows((d.get("hot_by_time") or [] for d in ranks), "time_us", top_n, len(ranks)),
+        "roofline": cluster_roofline(ranks),
     }
 
 
@@ -224,6 +233,7 @@ def analysis_json(folder: dict[str, Any]) -> dict[str, Any]:
             "mfu_ops_range": rate["mfu_range"],
             "mfu_step_range": c["mfu_step_range"],
             "step_time_us": number(st["mean"]),
+            "roofline": c.get("roofline"),
             "slowest_rank": None if st["slowest_rank"] is None else {
                 "rank": st["slowest_rank"], "step_time_us": number(st["slowest_value"])},
         },

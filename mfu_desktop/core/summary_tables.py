@@ -32,7 +32,8 @@ TOP_SHAPES = 200
 #: Per-step columns kept.
 STEP_COLUMNS = ("step", "computing", "comm_not_overlapped", "overlapped", "communication", "free", "bubble",
                 "step_time_us", "flops", "mfu_step")
-SHAPE_COLUMNS = ("type", "input_shapes", "dtype", "count", "time_us", "flops", "mfu", "lost_us", "status", "reason")
+SHAPE_COLUMNS = ("type", "input_shapes", "dtype", "count", "time_us", "flops", "mfu", "lost_us", "status", "reason",
+                 "bytes", "achieved_gbs", "bw_util", "intensity", "roof_util", "bound")
 GROUP_COLUMNS = ("unit", "precision", "type", "count", "duration_us", "compute_weighted_us", "memory_weighted_us",
                  "fallback_compute_us", "fallback_memory_us")
 

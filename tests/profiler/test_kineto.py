@@ -120,6 +120,14 @@ def test_generated_trace_has_the_known_answer(tmp_path):
     by_core = k.groupby(k[C.CORE_TYPE].astype(str))[C.DURATION_US].sum() / 2
     assert by_core["GPU_COMM"] == pytest.approx(20.0) and by_core["GPU_VECTOR"] == pytest.approx(8.0 * 3)
     assert by_core["GPU_MATRIX"] == pytest.approx(truth.matrix_kernel_us_per_step)
+    # bytes from the launching op's shapes (the output taken as large as the largest input): the add
+    # [1024,1024] + [1024,1024] BF16 → 3 × 1024·1024·2 = 6,291,456 bytes in 8 µs → 786.4 GB/s, 23.5 % of 3,350
+    add = k[k[C.OP_TYPE] == "aten::add"]
+    assert (add["bytes"] == 3 * 1024 * 1024 * 2).all() and (add["bound"] == "memory").all()
+    assert float(add["bw_util"].iloc[0]) == pytest.approx(6_291_456 / 8e-6 / 3.35e12, rel=1e-5)
+    # the addmm's bytes are shared over its kernels like its FLOPs: 2·(1024 + 1024² + 1024² + 1024²)
+    mm_bytes = 2 * (1024 + 3 * 1024 * 1024)
+    assert addmm["bytes"].sum() / 6 == pytest.approx(mm_bytes)  # 3 layers × 2 steps
     # step breakdown, by hand for 3 layers: kernels 138 µs per layer, all-reduce [409, 429] over the add [404, 412]
     steps = rank.steps
     assert steps["computing"].tolist() == pytest.approx([130.0 * 3] * 2)

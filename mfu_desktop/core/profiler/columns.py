@@ -47,13 +47,21 @@ CATEGORY_COLUMNS = (NAME, OP_TYPE, CORE_TYPE, HF32_ELIGIBLE, INPUT_SHAPES, INPUT
 #: Integer id columns (nullable).
 INT_COLUMNS = (STEP_ID, DEVICE_ID, BLOCK_DIM, MIX_BLOCK_DIM)
 
+#: Main-memory counters (``--aic-metrics Memory`` / ``MemoryAccess``): GB/s over the core's busy time,
+#: or KB moved (mfu.md §6: shown beside the minimum bytes).
+MEMORY_COUNTERS = (
+    "aic_main_mem_read_bw_gbps", "aic_main_mem_write_bw_gbps", "aiv_main_mem_read_bw_gbps",
+    "aiv_main_mem_write_bw_gbps", "aic_read_main_memory_datas_kb", "aic_write_main_memory_datas_kb",
+    "aiv_read_main_memory_datas_kb", "aiv_write_main_memory_datas_kb",
+)
+
 #: Hardware-counter columns the analysis and the prediction use (µs for times). They are kept as
 #: float32 (7 significant digits is more than the counters carry); scalar/fixpipe times and the
 #: ratio columns are not read: nothing uses them (prediction.md §2 ignores scalar and fixpipe).
 PMU_COLUMNS = (
     "aicore_time_us", "aic_total_cycles", "aic_mac_time_us", "aic_mte1_time_us", "aic_mte2_time_us",
     "aiv_time_us", "aiv_total_cycles", "aiv_vec_time_us", "aiv_mte2_time_us", "aiv_mte3_time_us",
-    "cube_utilization_pct", "aic_cube_fops",
+    "cube_utilization_pct", "aic_cube_fops", *MEMORY_COUNTERS,
 )
 #: Cube FLOPs counted in hardware reach 1e12+: float64 keeps the ratio to model FLOPs exact enough.
 PMU_FLOAT64 = ("aic_cube_fops",)
@@ -111,6 +119,10 @@ _UNPREFIXED = {
     "vec_time_us": "aiv_vec_time_us",
     "mte3_time_us": "aiv_mte3_time_us",
     "cube_fops": "aic_cube_fops",
+    "main_mem_read_bw_gbps": "aic_main_mem_read_bw_gbps",
+    "main_mem_write_bw_gbps": "aic_main_mem_write_bw_gbps",
+    "read_main_memory_datas_kb": "aic_read_main_memory_datas_kb",
+    "write_main_memory_datas_kb": "aic_write_main_memory_datas_kb",
 }
 
 _UNIT = re.compile(r"\((us|%|gb/s|kb)\)$")

@@ -36,6 +36,16 @@ _PMU = {
     "aiv_mte2_time": "aiv_mte2_time_us",
     "aiv_mte3_time": "aiv_mte3_time_us",
     "aic_cube_fops": "aic_cube_fops",
+    "aic_main_mem_read_bw": "aic_main_mem_read_bw_gbps",
+    "aic_main_mem_write_bw": "aic_main_mem_write_bw_gbps",
+    "aiv_main_mem_read_bw": "aiv_main_mem_read_bw_gbps",
+    "aiv_main_mem_write_bw": "aiv_main_mem_write_bw_gbps",
+    "read_main_memory_datas": "aic_read_main_memory_datas_kb",
+    "write_main_memory_datas": "aic_write_main_memory_datas_kb",
+    "aic_read_main_memory_datas": "aic_read_main_memory_datas_kb",
+    "aic_write_main_memory_datas": "aic_write_main_memory_datas_kb",
+    "aiv_read_main_memory_datas": "aiv_read_main_memory_datas_kb",
+    "aiv_write_main_memory_datas": "aiv_write_main_memory_datas_kb",
 }
 _PMU = {k: v for k, v in _PMU.items() if v in C.PMU_COLUMNS}
 

@@ -71,12 +71,12 @@ class KinetoReader:
     def read(self, folder: RankFolder, data: RankData) -> None:
         import numpy as np
 
-        from mfu_desktop.core.readers.kineto_events import TraceFormatError, keeps_shapes, read_trace
+        from mfu_desktop.core.readers.kineto_events import TraceFormatError, read_trace
         from mfu_desktop.core.readers.kineto_frame import device_of, kernel_frame
 
         path = folder.file("trace") or folder.path
         try:
-            ev = read_trace(path, keeps_shapes)
+            ev = read_trace(path)
         except (TraceFormatError, OSError) as exc:
             data.error = f"{path.name}: {exc}"
             return

@@ -177,9 +177,19 @@ class TraceEvents:
         """Number of CPU ops kept."""
         return len(self.op_ts)
 
+    def ruled_ops(self) -> np.ndarray:
+        """Per op: True when it has a FLOP rule and its shapes were kept."""
+        if not len(self.op_name):
+            return np.zeros(0, dtype=bool)
+        names = np.frombuffer(self.op_name, dtype=np.int32)
+        flags = np.array([has_flop_rule(v) for v in self.strings.values], dtype=bool)
+        return flags[names] & (np.frombuffer(self.op_dims, dtype=np.int32) >= 0)
+
     def has_op_shapes(self) -> bool:
-        """True when some op with a FLOP rule recorded its input shapes."""
-        return bool(len(self.op_dims)) and bool((np.frombuffer(self.op_dims, dtype=np.int32) >= 0).any())
+        """True when some op with a FLOP rule recorded its input shapes (a nonempty Input Dims)."""
+        dims = np.frombuffer(self.op_dims, dtype=np.int32)
+        empty = self.strings.code("")
+        return bool((self.ruled_ops() & (dims != empty)).any())
 
 
 def _thread_key(event: dict[str, Any]) -> int:
@@ -209,8 +219,8 @@ def _cell(values: Any) -> str:
 
 
 
-def keeps_shapes(op_name: str) -> bool:
-    """True for the ops whose shapes the reader keeps: the ATen/custom ops with a FLOP rule."""
+def has_flop_rule(op_name: str) -> bool:
+    """True for the ATen/custom ops with a FLOP rule (their FLOPs go to their kernels)."""
     return op_name in RULED_OPS or (rule_for(op_name) is not None and "::" in op_name)
 
 
@@ -224,12 +234,12 @@ def _finite_number(value: Any) -> bool:
 
 
 class _Keeper:
-    """Keeps the events the analysis needs (``ruled`` says which op names record their shapes)."""
+    """Keeps the events the analysis needs (``keeps`` says which op names record their shapes)."""
 
-    def __init__(self, out: TraceEvents, ruled: Any) -> None:
+    def __init__(self, out: TraceEvents, keeps: Any) -> None:
         self.out = out
-        self.ruled = ruled
-        self._ruled_codes: dict[int, bool] = {}
+        self.keeps = keeps
+        self._kept_codes: dict[int, bool] = {}
 
     def __call__(self, e: Any) -> None:
         out = self.out
@@ -279,10 +289,10 @@ class _Keeper:
         out.op_ts.append(ts)
         out.op_dur.append(dur)
         out.op_ext.append(_id(args.get("External id")))
-        ruled = self._ruled_codes.get(code)
-        if ruled is None:
-            ruled = self._ruled_codes[code] = bool(self.ruled(strings.values[code]))
-        if ruled:
+        kept = self._kept_codes.get(code)
+        if kept is None:
+            kept = self._kept_codes[code] = bool(self.keeps(strings.values[code]))
+        if kept:
             out.op_dims.append(strings.code(_shape_cell(args.get("Input Dims"))))
             out.op_types.append(strings.code(_cell(args.get("Input type"))))
             out.op_concrete.append(strings.code(_cell(args.get("Concrete Inputs"))))
@@ -292,18 +302,19 @@ class _Keeper:
             out.op_concrete.append(-1)
 
 
-def read_trace(path: Path, ruled: Any = lambda name: False) -> TraceEvents:
+def read_trace(path: Path, keeps: Any = lambda name: True) -> TraceEvents:
     """Stream a trace file into :class:`TraceEvents`.
 
-    ``ruled(op_name)`` says which ops keep their shapes, dtypes and concrete inputs (the ops
-    with a FLOP rule); every other op keeps only its name, thread and times.
+    ``keeps(op_name)`` says which ops keep their shapes, dtypes and concrete inputs (all by
+    default: FLOPs need the ops with a rule, bytes every op that launches a kernel); every
+    other op keeps only its name, thread and times.
 
     Raises:
         TraceFormatError: When the file is not a JSON object with a ``traceEvents`` array.
         OSError: When the file cannot be read.
     """
     out = TraceEvents()
-    keep = _Keeper(out, ruled)
+    keep = _Keeper(out, keeps)
     with open_text(path) as fh:
         try:
             stream = _JsonStream(fh)

@@ -257,8 +257,7 @@ def kernel_frame(ev: TraceEvents) -> tuple[pd.DataFrame, StepTrace | None, list[
     op_ts = np.frombuffer(ev.op_ts, dtype=np.float64)
     op_end = op_ts + np.frombuffer(ev.op_dur, dtype=np.float64)
     tree = OpTree(op_ts, op_end, np.frombuffer(ev.op_thread, dtype=np.int64))
-    op_dims = np.frombuffer(ev.op_dims, dtype=np.int32).astype(np.int64)
-    nearest = tree.nearest(op_dims >= 0)
+    nearest = tree.nearest(ev.ruled_ops())
     launching = launching_ops(ev, tree) if n else np.zeros(0, dtype=np.int64)
     ruled = np.where(launching >= 0, nearest[np.clip(launching, 0, None)] if len(nearest) else -1, -1)
     start = np.frombuffer(ev.k_ts, dtype=np.float64)
@@ -270,8 +269,8 @@ def kernel_frame(ev: TraceEvents) -> tuple[pd.DataFrame, StepTrace | None, list[
     core = np.where(is_comm, 0, np.where(copy, 1, np.where(matrix, 2, 3)))
     op_name = np.frombuffer(ev.op_name, dtype=np.int32).astype(np.int64)
     op_of = np.where(ruled >= 0, ruled, launching)
-    share = _flops_share(ruled, dur, ev.ops)
-    shapes, dtypes, attrs = _op_cells(ev, ruled, k_name)
+    share = _flops_share(op_of, dur, ev.ops)
+    shapes, dtypes, attrs = _op_cells(ev, op_of, ruled, k_name)
     windows, step_of, step_source = assign_steps(ev, start, start + dur, launching, op_ts)
     table = ev.strings.table()  # after _op_cells: it may intern TF32 dtype lists
     frame = pd.DataFrame({
@@ -297,28 +296,31 @@ def kernel_frame(ev: TraceEvents) -> tuple[pd.DataFrame, StepTrace | None, list[
     return frame, trace, notes
 
 
-def _flops_share(ruled: np.ndarray, dur: np.ndarray, ops: int) -> np.ndarray:
-    """Each kernel's share of its ruled op's FLOPs: its part of the op's kernel time."""
-    share = np.ones(len(ruled), dtype=np.float64)
-    has = ruled >= 0
+def _flops_share(op_of: np.ndarray, dur: np.ndarray, ops: int) -> np.ndarray:
+    """Each kernel's share of its op's FLOPs and bytes: its part of the op's kernel time."""
+    share = np.ones(len(op_of), dtype=np.float64)
+    has = op_of >= 0
     if has.any():
-        total = np.bincount(ruled[has], weights=dur[has], minlength=ops)
+        total = np.bincount(op_of[has], weights=dur[has], minlength=ops)
         with np.errstate(divide="ignore", invalid="ignore"):
-            share = np.where(has, dur / total[np.clip(ruled, 0, None)], 1.0)
+            share = np.where(has, dur / total[np.clip(op_of, 0, None)], 1.0)
         share = np.where(np.isfinite(share), share, 0.0)
     return share
 
 
-def _op_cells(ev: TraceEvents, ruled: np.ndarray, k_name: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Shape, dtype and attribute codes per kernel from its ruled op (FP32 inputs on TF32 kernels → TF32)."""
+def _op_cells(ev: TraceEvents, op_of: np.ndarray, ruled: np.ndarray, k_name: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Shape, dtype and attribute codes per kernel from its op (FP32 inputs on TF32 kernels → TF32).
+
+    ``op_of`` is the ruled op where there is one, else the launching op (its shapes give bytes).
+    """
     if ev.ops == 0:
-        none = np.full(len(ruled), -1, dtype=np.int64)
+        none = np.full(len(op_of), -1, dtype=np.int64)
         return none, none, none
-    at = np.clip(ruled, 0, None)
+    at = np.clip(op_of, 0, None)
 
     def cells(column: object) -> np.ndarray:
         codes = np.frombuffer(column, dtype=np.int32).astype(np.int64)
-        return np.where(ruled >= 0, codes[at], -1)
+        return np.where(op_of >= 0, codes[at], -1)
 
     shapes, dtypes, attrs = cells(ev.op_dims), cells(ev.op_types), cells(ev.op_concrete)
     tf32_kernel = _name_flags(ev.strings.values, TF32_KERNEL)[k_name] & (ruled >= 0)
