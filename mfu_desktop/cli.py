@@ -234,6 +234,27 @@ def cmd_calc_fa(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_calc_memory(args: argparse.Namespace) -> int:
+    """``mfu calc memory`` (a memory-bound operator: bytes, GB/s, bandwidth utilisation)."""
+    from mfu_desktop.core.memory_bound import calc_memory_bound
+
+    bw, source = args.bandwidth_gbs, "entered with --bandwidth-gbs"
+    if args.chip and bw:
+        raise UsageError("argument --bandwidth-gbs: not allowed with --chip (give one)")
+    if args.chip:
+        try:
+            chip = _catalog(args).find(args.chip)
+        except UnknownChipError as exc:
+            raise UsageError(f"argument --chip: {exc}") from None
+        bw, source = chip.value("hbm_bandwidth_gbs"), f"{chip.identifier} HBM bandwidth (chip catalog)"
+    result = calc_memory_bound(args.inputs, args.input_dtypes, args.outputs, args.output_dtypes, _time_s(args), bw,
+                               source, args.type)
+    if result.derivation.missing:
+        return _missing_exit(result.derivation.missing, "calc memory")
+    _emit(args, result.to_json(), result.derivation.text())
+    return EXIT_OK
+
+
 # --- model --------------------------------------------------------------------------------
 
 
@@ -439,6 +460,19 @@ def build_parser() -> argparse.ArgumentParser:
                     help="mask geometry: exact (default) or the seed's continuous approximation")
     _add_common_calc(fa)
     fa.set_defaults(func=cmd_calc_fa)
+
+    memory = calc_sub.add_parser("memory", help="memory-bound operator: minimum bytes, GB/s, bandwidth utilisation")
+    memory.add_argument("--inputs", required=True, help='input shapes as the profiler writes them: "4096,4096;4096"')
+    memory.add_argument("--input-dtypes", required=True, help='one per input: "bf16;bf16" (or DT_BF16, FLOAT …)')
+    memory.add_argument("--outputs", help="output shapes (default: as large as the largest input)")
+    memory.add_argument("--output-dtypes", help="one per output (default: the first input's)")
+    memory.add_argument("--type", help="operator type (ZerosLike, GatherV2 … change what is read)")
+    memory.add_argument("--time-us", type=_positive_float, help="time per call in µs")
+    memory.add_argument("--chip", help="chip whose HBM bandwidth to use (see `mfu chips`)")
+    memory.add_argument("--bandwidth-gbs", type=_positive_float, help="HBM bandwidth in GB/s (instead of --chip)")
+    memory.add_argument("--catalog", type=Path, action="append", default=[], help="extra catalog CSV")
+    memory.add_argument("--json", action="store_true", help="print one JSON object")
+    memory.set_defaults(func=cmd_calc_memory)
 
     model = sub.add_parser("model", help="whole-model MFU/HFU (PaLM 6N + 12LHQT) and the inverse solve")
     model.add_argument("--params", type=_positive_float, help="N, parameters in 6N (active params for MoE)")

@@ -214,30 +214,29 @@ def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: boo
 
 
 def _roofline_sums(annotated: pd.DataFrame, ids: np.ndarray, g: int, dur: np.ndarray, out: pd.DataFrame) -> None:
-    """Sums behind the groups' bandwidth, intensity, roofline utilisation and bound (mfu.md §6)."""
+    """Sums behind the groups' bandwidth, intensity, roofline utilisation and bound (mfu.md §6).
+
+    Four passes over the kernels (bytes, attainable time, memory- and compute-bound time); the
+    rest is per group: whether a group has bytes, is counted or is judged follows from its key
+    (type, shapes, class, status), so the times and FLOPs they pair with are the group's own.
+    """
     if "bytes" not in annotated.columns:
         return
-    nbytes = annotated["bytes"].to_numpy(dtype=np.float64)
-    flops = annotated["flops"].to_numpy(dtype=np.float64)
-    has = np.isfinite(nbytes) & (dur > 0)
-    out["bytes"] = sums(ids[has], g, nbytes[has])
-    out["bytes_time_us"] = sums(ids[has], g, dur[has])
-    both = has & np.isfinite(flops) & (flops > 0)
-    out["roof_flops"] = sums(ids[both], g, flops[both])
-    out["roof_bytes"] = sums(ids[both], g, nbytes[both])
-    attainable = annotated["attainable_us"].to_numpy(dtype=np.float64)
-    ok = np.isfinite(attainable) & (dur > 0)
-    out["attainable_us"] = sums(ids[ok], g, attainable[ok])
-    out["roof_time_us"] = sums(ids[ok], g, dur[ok])
+    out["bytes"] = sums(ids, g, annotated["bytes"].to_numpy())
+    out["attainable_us"] = sums(ids, g, annotated["attainable_us"].to_numpy())
     bound = annotated["bound"].cat.codes.to_numpy()
     for code, name in enumerate(BOUNDS):
-        rows = bound == code
-        out[f"{name}_time_us"] = sums(ids[rows], g, dur[rows])
+        out[f"{name}_time_us"] = sums(ids, g, np.where(bound == code, dur, 0.0))
+    has_bytes = out["bytes"].to_numpy() > 0
+    out["bytes_time_us"] = np.where(has_bytes, out["time_us"], 0.0)
+    out["roof_time_us"] = np.where(out["attainable_us"].to_numpy() > 0, out["time_us"], 0.0)
+    out["roof_flops"] = np.where(has_bytes, out["flops"], 0.0)  # counted groups' FLOPs …
+    out["roof_bytes"] = np.where(out["counted"].to_numpy() > 0, out["bytes"], 0.0)  # … over their bytes
     if "hw_bytes" in annotated.columns:
         hw = annotated["hw_bytes"].to_numpy(dtype=np.float64)
-        pair = np.isfinite(hw) & np.isfinite(nbytes)
+        pair = np.isfinite(hw) & np.isfinite(annotated["bytes"].to_numpy())
         out["hw_bytes"] = sums(ids[pair], g, hw[pair])
-        out["hw_min_bytes"] = sums(ids[pair], g, nbytes[pair])
+        out["hw_min_bytes"] = sums(ids[pair], g, annotated["bytes"].to_numpy()[pair])
 
 
 #: Helper sums of the fine table that the derived tables turn into rates and drop.
@@ -344,7 +343,7 @@ def exclusions(fine: pd.DataFrame) -> pd.DataFrame:
 
 
 def hot_operators(fine: pd.DataFrame, top_n: int, by: str = "time_us") -> pd.DataFrame:
-    """Hot operators grouped by (type, input shapes): by total time, or by lost time (time × (1 − MFU)).
+    """Hot operators grouped by (type, input shapes): by total time, or by lost time (t − t*, mfu.md §6).
 
     Level0 kernels have no type: their name is used instead.
     """

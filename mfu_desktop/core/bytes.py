@@ -48,6 +48,7 @@ ELEMENT_BYTES: dict[str, int] = {
 }
 
 
+@lru_cache(maxsize=1024)
 def element_bytes(dtype: str | None) -> int | None:
     """Bytes per element of a dtype spelling (``DT_BF16`` → 2, ``c10::BFloat16`` → 2), ``None`` when unknown."""
     if not dtype:
@@ -81,14 +82,30 @@ class ByteCount:
     Attributes:
         bytes: The bytes, ``None`` when unknown.
         reason: Why unknown (empty when known).
-        detail: The sum with numbers substituted.
-        assumption: What was assumed (the output size of a trace op).
+        read: Bytes of each input read.
+        written: Bytes of each output written.
+        assumption: What was assumed (the output size of a trace op, a convention).
     """
 
     bytes: int | None
     reason: str = ""
-    detail: str = ""
+    read: tuple[int, ...] = ()
+    written: tuple[int, ...] = ()
     assumption: str = ""
+
+    @property
+    def detail(self) -> str:
+        """The sum with numbers substituted ("33,554,432 + 33,554,432 read + 33,554,432 written = …")."""
+        if self.bytes is None:
+            return ""
+        return (" + ".join(grouped(p) for p in self.read) or "0") + " read + " + \
+            (" + ".join(grouped(p) for p in self.written) or "0") + f" written = {grouped(self.bytes)} bytes"
+
+    def explain(self) -> str:
+        """The detail with its assumption, or why the bytes are unknown."""
+        if self.bytes is None:
+            return f"no bytes: {self.reason}" if self.reason else ""
+        return f"{self.detail} ({self.assumption})" if self.assumption else self.detail
 
 
 def _tensors(shapes: tuple[Shape, ...], dtypes: tuple[str, ...], side: str) -> tuple[list[tuple[Shape, int]], str]:
@@ -142,10 +159,7 @@ def min_bytes(input_shapes: str | None, output_shapes: str | None, input_dtypes:
     elif op_type in READS_AS_MUCH_AS_WRITTEN and read and read[0] > sum(written):
         read[0] = sum(written)
         assumption = _join(assumption, f"{op_type} reads its data input only where the output takes from it")
-    total = sum(read) + sum(written)
-    detail = (" + ".join(grouped(p) for p in read) or "0") + " read + " + \
-             (" + ".join(grouped(p) for p in written) or "0") + f" written = {grouped(total)} bytes"
-    return ByteCount(total, "", detail, assumption)
+    return ByteCount(sum(read) + sum(written), "", tuple(read), tuple(written), assumption)
 
 
 def _gather_output(op_type: str, inputs: list[tuple[Shape, int]]) -> tuple[list[tuple[Shape, int]] | None, str]:

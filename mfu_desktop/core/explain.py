@@ -10,9 +10,11 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from mfu_desktop.core.bytes import ByteCount, min_bytes
 from mfu_desktop.core.derivation import Derivation
 from mfu_desktop.core.dtypes import ComputeDtype
-from mfu_desktop.core.flops_registry import FlopOptions, estimate
+from mfu_desktop.core.flops_registry import FlopEstimate, FlopOptions, estimate
+from mfu_desktop.core.memory_bound import interpret_bandwidth
 from mfu_desktop.core.mfu import dtype_hints, interpret, matmul_hints
 from mfu_desktop.core.numbers import grouped, pct, short, sig
 from mfu_desktop.core.profiler import columns as C
@@ -23,7 +25,7 @@ class CalculatorPrefill:
     """Inputs for the calculator that reproduce a kernel's figures.
 
     Attributes:
-        kind: ``gemm`` or ``fa`` (``None`` when the kernel has no FLOP rule).
+        kind: ``gemm``, ``fa`` or ``memory`` (a kernel without a FLOP rule); ``None`` when there is nothing to fill.
         values: Field name → value (``m``, ``n``, ``k``, ``batch``, ``layout``, ``q_shape`` …).
         time_us: Duration per call.
         dtype: Compute dtype.
@@ -47,7 +49,8 @@ def _get(row: Mapping[str, object], key: str) -> object:
 
 
 def explain_kernel(row: Mapping[str, object], chip_name: str | None = None, peak_source: str = "",
-                   options: FlopOptions | None = None) -> tuple[Derivation, CalculatorPrefill]:
+                   options: FlopOptions | None = None,
+                   bw_gbs: float | None = None) -> tuple[Derivation, CalculatorPrefill]:
     """Derivation and calculator prefill of one annotated kernel row.
 
     Args:
@@ -55,8 +58,34 @@ def explain_kernel(row: Mapping[str, object], chip_name: str | None = None, peak
         chip_name: The rank's chip, when confirmed.
         peak_source: Where the rank's peak came from.
         options: The FLOP conventions used by the analysis.
+        bw_gbs: The chip's HBM bandwidth (GB/s), for the bytes and roofline part.
     """
     op_type = str(_get(row, C.OP_TYPE) or "N/A")
+    d = _restated(row, op_type)
+    dur = _get(row, C.DURATION_US)
+    estimate_ = estimate(op_type, _get(row, C.INPUT_SHAPES), _get(row, C.OUTPUT_SHAPES), _get(row, C.INPUT_DTYPES),
+                         _get(row, C.OUTPUT_DTYPES), options or FlopOptions())
+    prefill = CalculatorPrefill(None, {}, float(dur) if dur is not None else None,
+                                str(_get(row, "dtype") or "") or None, chip_name)
+    if estimate_ is None:
+        d.interpretation = ("No FLOP rule for this operator type: it is not matmul-unit work, so it has no "
+                            "FLOPs-based MFU; it is judged by the bandwidth it reaches (below).")
+        _memory_prefill(row, op_type, prefill)
+    else:
+        _flop_part(d, row, estimate_, prefill, peak_source, op_type)
+    _roofline_part(d, row, bw_gbs)
+    lost = _get(row, "lost_us")
+    if lost is not None:
+        how = "t − t* (roofline)" if _get(row, "attainable_us") is not None else "duration × (1 − MFU)"
+        d.results.append(("lost time", f"{sig(float(lost))} µs = {how}"))
+    cu = _get(row, "cube_utilization_pct")
+    if cu is not None:
+        d.results.append(("cube utilization (hardware counter, not MFU)", f"{sig(float(cu))} %"))
+    return d, prefill
+
+
+def _restated(row: Mapping[str, object], op_type: str) -> Derivation:
+    """The derivation's title and restated inputs."""
     name = str(_get(row, C.NAME) or "")
     dur = _get(row, C.DURATION_US)
     d = Derivation(f"{op_type} kernel {name}".strip())
@@ -69,17 +98,23 @@ def explain_kernel(row: Mapping[str, object], chip_name: str | None = None, peak
     step = _get(row, C.STEP_ID)
     if step is not None:
         d.inputs.append(("step", str(step)))
-    status = str(_get(row, "status") or "")
-    reason = str(_get(row, "reason") or "")
-    estimate_ = estimate(op_type, _get(row, C.INPUT_SHAPES), _get(row, C.OUTPUT_SHAPES), _get(row, C.INPUT_DTYPES),
-                         _get(row, C.OUTPUT_DTYPES), options or FlopOptions())
-    prefill = CalculatorPrefill(None, {}, float(dur) if dur is not None else None,
-                                str(_get(row, "dtype") or "") or None, chip_name)
-    flops = _get(row, "flops")
-    if estimate_ is None:
-        d.interpretation = ("No FLOP rule for this operator type: it is not matmul-unit work, so it has no "
-                            "FLOPs-based MFU (its time still counts in the step).")
-        return d, prefill
+    return d
+
+
+def _memory_prefill(row: Mapping[str, object], op_type: str, prefill: CalculatorPrefill) -> None:
+    """A kernel without a FLOP rule opens as a memory-bound operator in the calculator."""
+    inputs = _get(row, C.INPUT_SHAPES)
+    if inputs is None:
+        return
+    prefill.kind = "memory"
+    prefill.values = {"inputs": str(inputs).strip('"'), "input_dtypes": _get(row, C.INPUT_DTYPES),
+                      "outputs": str(_get(row, C.OUTPUT_SHAPES) or "").strip('"') or None,
+                      "output_dtypes": _get(row, C.OUTPUT_DTYPES), "type": op_type}
+
+
+def _flop_part(d: Derivation, row: Mapping[str, object], estimate_: FlopEstimate, prefill: CalculatorPrefill,
+               peak_source: str, op_type: str) -> None:
+    """FLOPs, achieved TFLOP/s, MFU, status and hints of a kernel with a FLOP rule."""
     if estimate_.detail:
         d.steps.append(f"FLOPs = {estimate_.detail}")
     if estimate_.assumption:
@@ -95,9 +130,8 @@ def explain_kernel(row: Mapping[str, object], chip_name: str | None = None, peak
         prefill.values = {"layout": dims["layout"], "q_shape": dims.get("Q"), "k_shape": dims.get("K"),
                           "v_shape": dims.get("V"), "heads": dims.get("N_q"), "sparse_mode": dims.get("sparse_mode", 0),
                           "backward": op_type.endswith("Grad")}
-    achieved = _get(row, "achieved_tflops")
-    peak = _get(row, "peak_tflops")
-    mfu = _get(row, "mfu")
+    flops, dur = _get(row, "flops"), _get(row, C.DURATION_US)
+    achieved, peak, mfu = _get(row, "achieved_tflops"), _get(row, "peak_tflops"), _get(row, "mfu")
     if flops is not None and dur:
         d.steps.append(f"achieved = FLOPs / t / 1e12 = {grouped(float(flops))} / {short(float(dur) * 1e-6, 6)} s / "
                        f"1e12 = {sig(float(flops) / float(dur) / 1e6)} TFLOP/s")
@@ -116,9 +150,9 @@ def explain_kernel(row: Mapping[str, object], chip_name: str | None = None, peak
         d.interpretation = interpret(value)
     elif mfu is None and _get(row, "mfu_lo") is not None:
         d.results.append(("MFU", f"{pct(float(row['mfu_lo']))} – {pct(float(row['mfu_hi']))} (chip not confirmed)"))
+    status, reason = str(_get(row, "status") or ""), str(_get(row, "reason") or "")
     if status and status != "counted":
         d.results.append(("status", f"{status}: {reason}" if reason else status))
-    dtype = None
     try:
         dtype = ComputeDtype(str(_get(row, "dtype"))) if _get(row, "dtype") else None
     except ValueError:
@@ -128,10 +162,57 @@ def explain_kernel(row: Mapping[str, object], chip_name: str | None = None, peak
                                int(flops) if flops is not None else None, float(mfu) if mfu is not None else None)
     else:
         d.hints = dtype_hints(dtype)
-    lost = _get(row, "lost_us")
-    if lost is not None:
-        d.results.append(("lost time", f"{sig(float(lost))} µs = duration × (1 − MFU)"))
-    cu = _get(row, "cube_utilization_pct")
-    if cu is not None:
-        d.results.append(("cube utilization (hardware counter, not MFU)", f"{sig(float(cu))} %"))
-    return d, prefill
+
+
+def _roofline_part(d: Derivation, row: Mapping[str, object], bw_gbs: float | None) -> None:
+    """Minimum bytes, achieved bandwidth, intensity, the roofline's attainable time and the bound (mfu.md §6)."""
+    nbytes, dur = _get(row, "bytes"), _get(row, C.DURATION_US)
+    count = _byte_count(row)
+    if nbytes is None or not dur:
+        if count.reason:
+            d.conventions.append(f"no bytes: {count.reason}")
+        return
+    nbytes, dur = float(nbytes), float(dur)
+    share = _get(row, C.FLOPS_SHARE)
+    scaled = f" × this kernel's share {short(float(share), 4)}" if share is not None and float(share) != 1.0 else ""
+    d.steps.append(f"bytes = Σ inputs + Σ outputs = {count.detail}{scaled}")
+    if count.assumption:
+        d.conventions.append(count.assumption)
+    achieved = nbytes / dur / 1e3
+    d.steps.append(f"achieved bandwidth = bytes / t = {grouped(nbytes)} / {short(dur * 1e-6, 6)} s = "
+                   f"{sig(achieved)} GB/s")
+    d.results.append(("bytes", f"{grouped(nbytes)} ({sig(nbytes / 1e6)} MB)"))
+    d.results.append(("achieved bandwidth", f"{sig(achieved)} GB/s"))
+    flops, peak = _get(row, "flops"), _get(row, "peak_tflops")
+    if flops is not None and float(flops) > 0:
+        d.steps.append(f"intensity = FLOPs / bytes = {grouped(float(flops))} / {grouped(nbytes)} = "
+                       f"{sig(float(flops) / nbytes)} FLOP/byte")
+        d.results.append(("arithmetic intensity", f"{sig(float(flops) / nbytes)} FLOP/byte"))
+    if not bw_gbs:
+        return
+    util = achieved / bw_gbs
+    memory_us = nbytes / bw_gbs / 1e3
+    d.steps.append(f"bandwidth utilisation = {sig(achieved)} / {short(bw_gbs, 6)} GB/s = {pct(util)}")
+    d.results.append(("bandwidth utilisation", pct(util)))
+    terms = f"bytes / BW = {grouped(nbytes)} / {short(bw_gbs, 6)} GB/s"
+    attainable, bound = memory_us, "memory"
+    if flops is not None and float(flops) > 0 and peak is not None:
+        compute_us = float(flops) / float(peak) / 1e6
+        terms = f"max(FLOPs / P, bytes / BW) = max({sig(compute_us)}, {sig(memory_us)}) µs"
+        attainable, bound = max(compute_us, memory_us), "compute" if compute_us > memory_us else "memory"
+    d.steps.append(f"t* = {terms} = {sig(attainable)} µs → {bound}-bound")
+    d.results.append(("roofline-attainable time", f"{sig(attainable)} µs ({bound}-bound)"))
+    if bound == "memory":
+        has_flops = flops is not None and float(flops) > 0
+        d.interpretation = (f"{d.interpretation} Memory-bound at its intensity, so its bandwidth judges it: "
+                            f"{interpret_bandwidth(util)}" if has_flops else interpret_bandwidth(util))
+
+
+def _byte_count(row: Mapping[str, object]) -> ByteCount:
+    """The byte count of one kernel row from its shapes, dtypes and type (cached: cheap per selection)."""
+    def cell(column: str) -> str | None:
+        value = _get(row, column)
+        return None if value is None else str(value)
+
+    return min_bytes(cell(C.INPUT_SHAPES), cell(C.OUTPUT_SHAPES), cell(C.INPUT_DTYPES), cell(C.OUTPUT_DTYPES),
+                     cell(C.OP_TYPE))

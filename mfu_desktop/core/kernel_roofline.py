@@ -14,7 +14,7 @@ import pandas as pd
 from mfu_desktop.core.bytes import min_bytes
 from mfu_desktop.core.chip_detect import ChipResolution
 from mfu_desktop.core.classify import CLASSES, KernelClass
-from mfu_desktop.core.grouping import categorical, codes_of, group_ids, lookup
+from mfu_desktop.core.grouping import codes_of, group_ids, lookup
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.roofline import BOUNDS, roofline
 from mfu_desktop.core.roofline_figures import ROOFLINE_SUMMARY_FIELDS, roofline_rates
@@ -23,19 +23,19 @@ from mfu_desktop.core.roofline_figures import ROOFLINE_SUMMARY_FIELDS, roofline_
 NOT_ON_THE_ROOFLINE = (KernelClass.COMM.value, KernelClass.AICPU.value)
 
 #: The columns this module adds (the JSON contract and the exports document them).
-ROOFLINE_COLUMNS = ("bytes", "bytes_detail", "intensity", "achieved_gbs", "bw_util", "attainable_us", "roof_util",
+ROOFLINE_COLUMNS = ("bytes", "intensity", "achieved_gbs", "bw_util", "attainable_us", "roof_util",
                     "bound", "lost_us")
 
 
-def kernel_bytes(frame: pd.DataFrame) -> tuple[np.ndarray, pd.Categorical]:
-    """Minimum bytes of every kernel (NaN when unknown) and the sum written out (or why unknown).
+def kernel_bytes(frame: pd.DataFrame) -> np.ndarray:
+    """Minimum bytes of every kernel (NaN when unknown; the derivation of one kernel says how).
 
     Computed once per distinct (shapes, dtypes, type) cells; a GPU kernel carries its op's bytes
     times its share of the op's kernel time (as for FLOPs).
     """
     n = len(frame)
     if C.INPUT_SHAPES not in frame.columns or n == 0:
-        return np.full(n, np.nan), pd.Categorical.from_codes(np.zeros(n, np.int8), categories=[""])
+        return np.full(n, np.nan)
     names = (C.INPUT_SHAPES, C.OUTPUT_SHAPES, C.INPUT_DTYPES, C.OUTPUT_DTYPES, C.OP_TYPE)
     cols = [c for c in names if c in frame.columns]
     coded = {c: codes_of(frame[c]) for c in cols}
@@ -51,14 +51,7 @@ def kernel_bytes(frame: pd.DataFrame) -> tuple[np.ndarray, pd.Categorical]:
     counts = [min_bytes(*args) for args in zip(*(cells(c) for c in names))]
     values = np.array([np.nan if b.bytes is None else float(b.bytes) for b in counts])
     share = frame[C.FLOPS_SHARE].to_numpy(dtype=np.float64) if C.FLOPS_SHARE in frame.columns else 1.0
-    detail = categorical([_detail(b.detail, b.reason, b.assumption) for b in counts], ids)
-    return values[ids] * share, detail
-
-
-def _detail(detail: str, reason: str, assumption: str) -> str:
-    if not detail:
-        return f"no bytes: {reason}" if reason else ""
-    return f"{detail} ({assumption})" if assumption else detail
+    return values[ids] * share
 
 
 def counter_bytes(frame: pd.DataFrame) -> np.ndarray | None:
@@ -121,23 +114,29 @@ def roofline_columns(frame: pd.DataFrame, klass: pd.Categorical, counted: np.nda
         mfu_ref: MFU used for the fallback lost time (the highest for a range).
         bw_gbs: The chip's HBM bandwidth, ``None`` when unknown.
     """
-    nbytes, detail = kernel_bytes(frame)
-    roof = roofline(np.where(np.isfinite(flops), flops, np.nan), nbytes, dur, peak, bw_gbs)
-    judged = (counted | no_rule) & ~np.isin(klass.codes, [CLASSES.index(k) for k in NOT_ON_THE_ROOFLINE])
-    on_roof = judged & np.isfinite(roof["roof_lost_us"])
-    old = np.where(counted, dur * np.clip(1.0 - mfu_ref, 0.0, 1.0), np.nan)
-    lost = np.where(on_roof, np.clip(roof["roof_lost_us"], 0.0, None), old)
-    bound = np.where(judged, roof["bound"], -1)
+    nbytes = kernel_bytes(frame)
+    roof = roofline(flops, nbytes, dur, peak, bw_gbs)
+    off = np.isin(klass.codes, [CLASSES.index(k) for k in NOT_ON_THE_ROOFLINE])
+    not_judged = ~(counted | no_rule) | off
+    lost = roof["roof_lost_us"]
+    np.maximum(lost, np.float32(0.0), out=lost)  # NaN stays NaN
+    np.copyto(lost, np.float32(np.nan), where=not_judged)
+    fallback = np.isnan(lost) & counted  # a counted kernel without bytes (or off the roofline): t · (1 − MFU)
+    if fallback.any():
+        lost[fallback] = dur[fallback] * np.clip(1.0 - mfu_ref[fallback], 0.0, 1.0)
+    for column in ("attainable_us", "roof_util"):
+        np.copyto(roof[column], np.float32(np.nan), where=not_judged)
+    bound = roof["bound"]
+    np.copyto(bound, np.int8(-1), where=not_judged)
     return {
         "bytes": nbytes,
-        "bytes_detail": detail,
-        "intensity": roof["intensity"].astype(np.float32),
-        "achieved_gbs": roof["achieved_gbs"].astype(np.float32),
-        "bw_util": roof["bw_util"].astype(np.float32),
-        "attainable_us": np.where(judged, roof["attainable_us"], np.nan),
-        "roof_util": np.where(judged, roof["roof_util"], np.nan).astype(np.float32),
-        "bound": pd.Categorical.from_codes(bound.astype(np.int8), categories=list(BOUNDS)),
-        "lost_us": lost.astype(np.float32),
+        "intensity": roof["intensity"],
+        "achieved_gbs": roof["achieved_gbs"],
+        "bw_util": roof["bw_util"],
+        "attainable_us": roof["attainable_us"],
+        "roof_util": roof["roof_util"],
+        "bound": pd.Categorical.from_codes(bound, categories=list(BOUNDS)),
+        "lost_us": lost,
     }
 
 

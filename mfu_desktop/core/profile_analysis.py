@@ -583,7 +583,7 @@ def rank_document(r: RankAnalysis, top_n: int | None = None) -> dict[str, object
         "tier_why": list(s.tier.why),
         "device_busy_proxy": _num(s.device_busy_proxy),
         "hw_flops_ratio": _num(s.hw_flops_ratio),
-        "roofline": _roofline_doc(r),
+        "roofline": rank_roofline(r),
         "kernel_source": r.data.kernel_source,
         "capture": r.folder.config.describe(),
         "rank_origin": r.folder.rank_origin,
@@ -599,7 +599,7 @@ def rank_document(r: RankAnalysis, top_n: int | None = None) -> dict[str, object
     }
 
 
-def _roofline_doc(r: RankAnalysis) -> dict[str, float | None] | None:
+def rank_roofline(r: RankAnalysis) -> dict[str, float | None] | None:
     """The rank's roofline figures (:func:`mfu_desktop.core.kernel_roofline.roofline_summary`), kept by a summary."""
     if r.document is not None:
         return r.document.get("roofline")

@@ -191,9 +191,11 @@ def _fmt(value: object, kind: str = "num") -> str:
 def markdown_summary(result: object) -> str:
     """A Markdown report of a :class:`~mfu_desktop.core.profile_analysis.FolderAnalysis`.
 
-    Leads with the top kernels by lost MFU (time × (1 − MFU)), states the conventions and
-    the fallback tier of every rank.
+    Leads with the top kernels by lost time (measured − roofline-attainable), states the
+    conventions and the fallback tier of every rank.
     """
+    from mfu_desktop.core.profile_analysis import rank_roofline
+    from mfu_desktop.core.roofline_figures import judged_figure, roofline_text
     from mfu_desktop.core.steps import PER_STEP_CONVENTION
 
     lines = ["# MFU Desktop report", "", f"Reading the numbers: {PER_STEP_CONVENTION}.", ""]
@@ -214,16 +216,21 @@ def markdown_summary(result: object) -> str:
                      f"{s.tier.tier} ({s.tier.label}) |")
     for r in ranks:
         s = r.summary
-        lines += ["", f"## Rank {s.rank}: top kernels by lost MFU", "",
+        lines += ["", f"## Rank {s.rank}: top kernels by lost time (measured − roofline-attainable)", "",
                   f"Peak: {s.peak_source}", ""]
+        roof = roofline_text(rank_roofline(r))
+        if roof:
+            lines += [f"Roofline: {roof}", ""]
         if not r.hot_by_lost.empty:
-            lines += ["| type | input shapes | calls/step | time (µs/step) | MFU | lost (µs/step) |",
+            lines += ["| type | input shapes | calls/step | time (µs/step) | MFU / BW | lost (µs/step) |",
                       "|---|---|---|---|---|---|"]
-            for row in r.hot_by_lost.itertuples(index=False):
-                lines.append(f"| {row.type} | `{row.input_shapes}` | {calls(row.count)} | {_fmt(row.time_us)} | "
-                             f"{_fmt(row.mfu, 'pct')} | {_fmt(row.lost_us)} |")
+            for row in r.hot_by_lost.to_dict("records"):
+                label, value = judged_figure(row)
+                figure = f"{label} {_fmt(value, 'pct')}" if value is not None else "–"
+                lines.append(f"| {row['type']} | `{row['input_shapes']}` | {calls(row['count'])} | "
+                             f"{_fmt(row['time_us'])} | {figure} | {_fmt(row['lost_us'])} |")
         else:
-            lines.append("No kernel has a FLOPs-based MFU. " + " ".join(s.tier.why))
+            lines.append("No kernel has a lost time (no FLOPs-based MFU and no bytes). " + " ".join(s.tier.why))
         if not r.excluded.empty:
             lines += ["", "Excluded from FLOPs-based MFU (per step):", ""]
             for row in r.excluded.itertuples(index=False):

@@ -36,29 +36,36 @@ def roofline(flops: np.ndarray, nbytes: np.ndarray, dur_us: np.ndarray, peak_tfl
         ``intensity``, ``achieved_gbs``, ``bw_util``, ``attainable_us``, ``bound`` (0 compute,
         1 memory, −1 unknown), ``roof_util`` and ``roof_lost_us``.
     """
-    bw = float(bw_gbs) if bw_gbs else np.nan
-    has_flops = np.isfinite(flops) & (flops > 0)
+    n = len(dur_us)
+    # float32 throughout: 7 significant digits is what these per-kernel figures are shown with, and half
+    # the memory traffic of float64 over millions of kernels (sums recompute from bytes and FLOPs)
+    nbytes, dur_us, peak_tflops = (np.asarray(a, dtype=np.float32) for a in (nbytes, dur_us, peak_tflops))
+    flops = np.array(flops, dtype=np.float32)  # a copy: zero FLOPs become NaN (no FLOPs) below
+    nan = np.float32(np.nan)
+    has_flops = flops > 0  # NaN → False
+    np.copyto(flops, nan, where=~has_flops)
     with np.errstate(divide="ignore", invalid="ignore"):
-        intensity = np.where(has_flops & (nbytes > 0), flops / nbytes, np.nan)
-        achieved_gbs = np.where(dur_us > 0, nbytes / dur_us / 1e3, np.nan)
-        bw_util = achieved_gbs / bw
-        memory_us = nbytes / (bw * 1e3)  # bytes / (GB/s), in µs
-        compute_us = np.where(has_flops, flops / (peak_tflops * 1e6), 0.0)  # NaN when the peak is unknown
-        attainable = np.maximum(compute_us, memory_us)  # NaN when either is unknown
-        attainable = np.where(np.isnan(memory_us) & has_flops, compute_us, attainable)
-        roof_util = np.where(dur_us > 0, attainable / dur_us, np.nan)
-        compute_bound = has_flops & np.isfinite(compute_us) & (~np.isfinite(memory_us) | (compute_us > memory_us))
-    memory_bound = np.isfinite(memory_us) & ~compute_bound & (~has_flops | np.isfinite(compute_us))
-    bound = np.full(len(flops), -1, dtype=np.int8)
-    bound[compute_bound] = 0
-    bound[memory_bound] = 1
+        inv_t = np.float32(1.0) / dur_us  # per µs
+        np.copyto(inv_t, nan, where=~(dur_us > 0))
+        memory_us = nbytes * np.float32(1e-3 / bw_gbs) if bw_gbs else np.full(n, nan)  # bytes / (GB/s), µs
+        compute_us = flops / (peak_tflops * np.float32(1e6))  # NaN: no FLOPs or no peak
+        achieved_gbs = nbytes * inv_t
+        achieved_gbs *= np.float32(1e-3)
+        attainable = np.fmax(compute_us, memory_us)  # the known one when the other is unknown …
+        unknown_peak = has_flops & np.isnan(compute_us)
+        np.copyto(attainable, nan, where=unknown_peak)  # … but FLOPs without a peak have no attainable time
+        compute_bound = (compute_us > memory_us) | (np.isfinite(compute_us) & np.isnan(memory_us))
+        memory_bound = np.isfinite(memory_us) & ~compute_bound & ~unknown_peak
+        intensity = flops / nbytes
+    # 0 compute-bound, 1 memory-bound, −1 unknown (bool arrays viewed as 0/1 bytes: no masked writes)
+    bound = memory_bound.view(np.int8) - (~(compute_bound | memory_bound)).view(np.int8)
     return {
         "intensity": intensity,
         "achieved_gbs": achieved_gbs,
-        "bw_util": bw_util,
+        "bw_util": achieved_gbs * np.float32(1.0 / bw_gbs) if bw_gbs else np.full(n, nan),
         "attainable_us": attainable,
         "bound": bound,
-        "roof_util": roof_util,
+        "roof_util": attainable * inv_t,
         "roof_lost_us": dur_us - attainable,
     }
 

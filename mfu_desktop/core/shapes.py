@@ -60,6 +60,7 @@ def parse_shapes(cell: str | None) -> tuple[Shape, ...] | None:
     return tuple(tensors)
 
 
+@lru_cache(maxsize=4096)
 def parse_dtypes(cell: str | None) -> tuple[str, ...]:
     """Split an ``Input Data Types`` cell into entries (``""`` for absent ones)."""
     if not cell:

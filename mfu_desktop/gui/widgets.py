@@ -29,7 +29,8 @@ class Field(QLineEdit):
 
     def value(self) -> object:
         """The parsed value, ``None`` when empty; raises ValueError with a reason when invalid."""
-        text = self.text().strip().replace("_", "")
+        raw = self.text().strip()
+        text = raw.replace("_", "")  # digit grouping in numbers (4_096)
         if not text:
             return None
         if self.kind in ("int", "nonneg_int"):
@@ -62,7 +63,7 @@ class Field(QLineEdit):
             if not values or any(v < 0 for v in values):
                 raise ValueError(self.tr("give non-negative integers separated by commas"))
             return values
-        return text
+        return raw
 
     def checked(self, errors: list[str], label: str) -> object:
         """Parse, mark the field valid/invalid, and append ``label: reason`` to ``errors`` when invalid."""

@@ -27,8 +27,17 @@ from mfu_desktop.gui.charts.common import (
 SCATTER_LIMIT = 8_000
 
 
+def judged_values(table: pd.DataFrame) -> np.ndarray:
+    """The figure judging each row: bandwidth utilisation where memory-bound, MFU otherwise (NaN: none)."""
+    mfu = table["mfu"].to_numpy(dtype=float) if "mfu" in table else np.full(len(table), np.nan)
+    if "bound" not in table or "bw_util" not in table:
+        return mfu
+    memory = table["bound"].astype(str).to_numpy() == "memory"
+    return np.where(memory, table["bw_util"].to_numpy(dtype=float), mfu)
+
+
 class HotOpsChart(QWidget):
-    """Horizontal bars of the top operators (by time or by lost time), coloured by MFU."""
+    """Horizontal bars of the top operators (by time or by lost time), coloured by MFU (bandwidth when memory-bound)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -48,13 +57,14 @@ class HotOpsChart(QWidget):
             self.bars.setOpts(x0=[], y=[], width=[], brushes=[])
             set_category_ticks(self.plot.getAxis("left"), [])
             self.page.show_message(
-                self.tr("Hot operators by lost time: no kernel has a FLOPs-based MFU (switch to “by total time”).")
+                self.tr("Hot operators by lost time: no kernel has a lost time — no FLOPs-based MFU and no bytes "
+                        "(switch to “by total time”).")
                 if by == "lost_us" else self.tr("Hot operators: no kernels."))
             return
         self.page.show_plot()
         values = table[by].fillna(0.0).to_numpy(dtype=float) * 1e-6
         y = np.arange(len(table))
-        brushes = band_brushes(table["mfu"].to_numpy(dtype=float))
+        brushes = band_brushes(judged_values(table))
         self.bars.setOpts(x0=np.zeros(len(table)), y=y, width=values, height=0.7, brushes=brushes)
         self.labels = [f"{t} [{s}]" if s else str(t) for t, s in zip(table["type"], table.get("input_shapes", ""))]
         set_category_ticks(self.plot.getAxis("left"), self.labels, max_len=31)

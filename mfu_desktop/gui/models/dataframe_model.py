@@ -81,6 +81,15 @@ def fmt_flops(v: float) -> str:
     return f"{v:.3e}"
 
 
+@_blank_if_missing
+def fmt_bytes(v: float) -> str:
+    """Bytes in B/KB/MB/GB (decimal, 3 significant figures)."""
+    for scale, unit in ((1e9, "GB"), (1e6, "MB"), (1e3, "KB")):
+        if abs(v) >= scale:
+            return f"{v / scale:.3g} {unit}"
+    return f"{v:.0f} B"
+
+
 @dataclass(frozen=True)
 class ColumnSpec:
     """How one frame column is shown.

@@ -62,7 +62,9 @@ def compact_combo() -> QComboBox:
     return combo
 
 
-KINDS = ("gemm", "batched", "linear", "qk", "fa_fwd", "fa_bwd", "model")
+KINDS = ("gemm", "batched", "linear", "qk", "fa_fwd", "fa_bwd", "memory", "model")
+#: Stack page of each kind's form.
+_PAGES = {"gemm": 0, "batched": 1, "linear": 2, "qk": 3, "fa_fwd": 4, "fa_bwd": 4, "model": 5, "memory": 6}
 CUSTOM_PEAK = "__custom__"
 
 
@@ -98,6 +100,7 @@ class CalculatorTab(QWidget):
         for key, label in zip(KINDS, (self.tr("GEMM (M×K · K×N)"), self.tr("Batched matmul (B × M×K · K×N)"),
                                       self.tr("Linear layer (B,L,D_in) · (D_in,D_out)"), self.tr("Attention QKᵀ"),
                                       self.tr("FlashAttention forward"), self.tr("FlashAttention backward"),
+                                      self.tr("Memory-bound operator (bytes, bandwidth)"),
                                       self.tr("Whole model (PaLM 6N + 12LHQT)"))):
             self.kind.addItem(label, key)
         self.kind.currentIndexChanged.connect(self._kind_changed)
@@ -119,6 +122,7 @@ class CalculatorTab(QWidget):
                                          ("q_dh", "int", "D_h", "128")], "qk"))
         self.stack.addWidget(self._fa_form())
         self.stack.addWidget(self._model_form())
+        self.stack.addWidget(self._memory_form())
         form_layout.addWidget(self.stack)
 
         self.peak_box = QGroupBox(self.tr("Peak and time"))
@@ -151,8 +155,16 @@ class CalculatorTab(QWidget):
         self.chips_count = Field("int", self.tr("number of accelerators"))
         self.chips_count.setText("8")
         peak_form.addRow(self.tr("Chip"), self.chip)
-        peak_form.addRow(self.tr("Dtype"), self.dtype)
-        peak_form.addRow(self.tr("Peak (TFLOP/s)"), self.peak)
+        self.dtype_label = QLabel(self.tr("Dtype"))
+        peak_form.addRow(self.dtype_label, self.dtype)
+        self.peak_label = QLabel(self.tr("Peak (TFLOP/s)"))
+        peak_form.addRow(self.peak_label, self.peak)
+        self.bandwidth = Field("float", self.tr("GB/s"))
+        self.bandwidth.textEdited.connect(self._bandwidth_edited)
+        self.bandwidth.textChanged.connect(self.schedule)
+        self.bandwidth_label = QLabel(self.tr("HBM bandwidth (GB/s)"))
+        peak_form.addRow(self.bandwidth_label, self.bandwidth)
+        self._bandwidth_source = ""
         peak_form.addRow("", self.peak_source)
         self.time_label = QLabel(self.tr("Time per call"))
         peak_form.addRow(self.time_label, time_row)
@@ -296,6 +308,21 @@ class CalculatorTab(QWidget):
         form.addRow(self.modern_box)
         return box
 
+    def _memory_form(self) -> QWidget:
+        box = QGroupBox(self.tr("Tensors (as the profiler writes them)"))
+        form = QFormLayout(box)
+        self._add_fields(form, [("mem_in", "text", self.tr("Input shapes"), "4096,4096;4096,4096"),
+                                ("mem_in_dtypes", "text", self.tr("Input dtypes"), "bf16;bf16"),
+                                ("mem_out", "text", self.tr("Output shapes"), "4096,4096"),
+                                ("mem_out_dtypes", "text", self.tr("Output dtypes"), "bf16")])
+        self._add_fields(form, [("mem_type", "text", self.tr("Operator type"), "")], optional=True)
+        note = QLabel(self.tr("Tensors separated by “;”. Minimum bytes: every input read once, every output "
+                              "written once (ZerosLike/Fill read nothing; gathers read what they write)."))
+        note.setWordWrap(True)
+        note.setStyleSheet("font-size: 8pt;")
+        form.addRow(note)
+        return box
+
     def set_catalog(self, catalog: ChipCatalog) -> None:
         """Use an edited catalog; the chosen chip stays selected when it still exists."""
         self.catalog = catalog
@@ -318,7 +345,7 @@ class CalculatorTab(QWidget):
 
     def _kind_changed(self) -> None:
         kind = self.kind.currentData()
-        index = {"gemm": 0, "batched": 1, "linear": 2, "qk": 3, "fa_fwd": 4, "fa_bwd": 4, "model": 5}[kind]
+        index = _PAGES[kind]
         self.stack.setCurrentIndex(index)
         for i in range(self.stack.count()):  # the stack takes the height of the shown form only
             policy = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
@@ -329,12 +356,52 @@ class CalculatorTab(QWidget):
             w.setVisible(not is_model)
         self.chips_count.setVisible(is_model)
         self.chips_label.setVisible(is_model)
+        is_memory = kind == "memory"
+        for w in (self.peak, self.peak_label, self.dtype, self.dtype_label):
+            w.setVisible(not is_memory)
+        self.bandwidth.setVisible(is_memory)
+        self.bandwidth_label.setVisible(is_memory)
+        self._card_captions(is_memory)
+        if is_memory:
+            self.peak_source.setText(self._bandwidth_source)
+        elif self._catalog_peak is None and self.chip.currentData() != CUSTOM_PEAK:
+            self._fill_peak()  # back from the memory kind: the chip's peak and its source again
         self.fa_backward_count.setEnabled(kind == "fa_bwd")
         self.schedule()
 
+    def _card_captions(self, memory: bool) -> None:
+        """The result cards name bandwidth figures for a memory-bound operator, FLOP figures otherwise."""
+        captions = ((self.tr("Bytes per call"), self.tr("Achieved GB/s"), self.tr("Bandwidth utilisation"))
+                    if memory else (self.tr("FLOPs per call"), self.tr("Achieved TFLOP/s"), self.tr("MFU")))
+        for card, caption in zip((self.card_flops, self.card_achieved, self.card_mfu), captions):
+            card.caption.setText(caption)
+
+    def _fill_bandwidth(self, chip: str | None) -> None:
+        """The chosen chip's HBM bandwidth from the catalog (left as typed for a custom chip)."""
+        try:
+            found = self.catalog.find(chip) if chip and chip != CUSTOM_PEAK else None
+        except (CatalogError, UnknownChipError):
+            found = None
+        value = found.value("hbm_bandwidth_gbs") if found is not None else None
+        if value:
+            self.bandwidth.setText(f"{value:g}")
+            self._bandwidth_source = self.tr("{0} HBM bandwidth (chip catalog)").format(found.identifier)
+        elif found is not None:
+            self.bandwidth.setText("")
+            self._bandwidth_source = self.tr("the catalog has no HBM bandwidth for {0}").format(found.identifier)
+
+    def _bandwidth_edited(self) -> None:
+        self._bandwidth_source = self.tr("entered by you")
+        self.peak_source.setText(self._bandwidth_source)
+
     def _fill_peak(self) -> None:
         chip = self.chip.currentData()
+        self._fill_bandwidth(chip)
         self._catalog_peak = None
+        if self.kind.currentData() == "memory":
+            self.peak_source.setText(self._bandwidth_source)
+            self.schedule()
+            return
         if chip == CUSTOM_PEAK:
             self.peak_source.setText(self.tr("entered by you"))
             self.schedule()
@@ -377,6 +444,8 @@ class CalculatorTab(QWidget):
         try:
             if kind == "model":
                 self._model(errors)
+            elif kind == "memory":
+                self._memory(errors)
             else:
                 self._operator(kind, errors)
         except (FlopError, ValueError) as exc:
@@ -506,6 +575,41 @@ class CalculatorTab(QWidget):
         self.problems.setText("")
         self.derivation.setMarkdown(derivation_markdown(result.derivation))
 
+    def _memory(self, errors: list[str]) -> None:
+        from mfu_desktop.core.memory_bound import calc_memory_bound
+
+        f = self.fields
+        values = [f[k].checked(errors, label) for k, label in (
+            ("mem_in", self.tr("input shapes")), ("mem_in_dtypes", self.tr("input dtypes")),
+            ("mem_out", self.tr("output shapes")), ("mem_out_dtypes", self.tr("output dtypes")))]
+        op_type = f["mem_type"].checked(errors, self.tr("operator type"))
+        time_s = self._time_s(errors)
+        bw = self.bandwidth.checked(errors, self.tr("bandwidth"))
+        if errors or not values[0] or not values[1]:
+            if not errors:
+                errors.append(self.tr("give the input shapes and their dtypes"))
+            self._show(None, errors)
+            return
+        calls = self.calls.value()
+        result = calc_memory_bound(values[0], values[1], values[2], values[3], time_s, bw, self._bandwidth_source,
+                                   op_type or None)
+        self.last_result = result
+        self.last_derivation = d = result.derivation
+        self.card_flops.set(grouped(result.bytes) if result.bytes is not None else "–",
+                            f"{sig(result.bytes / 1e6)} MB" + (f" · ×{calls}: {sig(result.bytes * calls / 1e9)} GB"
+                                                               if calls > 1 else "")
+                            if result.bytes is not None else "")
+        self.card_achieved.set(sig(result.achieved_gbs) if result.achieved_gbs is not None else "–", self.tr("GB/s"))
+        if result.bw_util is not None:
+            self.card_mfu.set(pct(result.bw_util), self.tr("of HBM bandwidth"), band_css(result.bw_util))
+        else:
+            self.card_mfu.set("–")
+        lines = list(errors)
+        if d.missing:
+            lines.append(self.tr("Missing inputs: {0}").format(", ".join(m.name for m in d.missing)))
+        self.problems.setText("\n".join(lines))
+        self.derivation.setMarkdown(derivation_markdown(d))
+
     def _show(self, result: OperatorResult | None, errors: list[str]) -> None:
         self.last_result = result
         if result is None:
@@ -556,6 +660,12 @@ class CalculatorTab(QWidget):
                 self.kind.setCurrentIndex(KINDS.index("gemm"))
                 for key in ("m", "n", "k"):
                     self.fields[key].setText(str(p.values[key]))
+        elif p.kind == "memory":
+            self.kind.setCurrentIndex(KINDS.index("memory"))
+            for key, name in (("mem_in", "inputs"), ("mem_in_dtypes", "input_dtypes"), ("mem_out", "outputs"),
+                              ("mem_out_dtypes", "output_dtypes"), ("mem_type", "type")):
+                value = p.values.get(name)
+                self.fields[key].setText("" if value is None else str(value))
         elif p.kind == "fa":
             self.kind.setCurrentIndex(KINDS.index("fa_bwd" if p.values.get("backward") else "fa_fwd"))
             self.fa_layout.setCurrentIndex(max(self.fa_layout.findData(p.values.get("layout")), 0))

@@ -40,6 +40,7 @@ from mfu_desktop.core.analysis import AnalysisOptions, KernelClass, Status
 from mfu_desktop.core.chips import ChipCatalog
 from mfu_desktop.core.explain import CalculatorPrefill, explain_kernel
 from mfu_desktop.core.flops_registry import FlopOptions
+from mfu_desktop.core.kernel_roofline import chip_bandwidth
 from mfu_desktop.core.numbers import pct, sig
 from mfu_desktop.core.profile_analysis import (
     FolderAnalysis,
@@ -59,6 +60,7 @@ from mfu_desktop.gui.core_text import ct, derivation_markdown, sentences
 from mfu_desktop.gui.models.dataframe_model import (
     ColumnSpec,
     DataFrameModel,
+    fmt_bytes,
     fmt_calls,
     fmt_flops,
     fmt_int,
@@ -153,7 +155,21 @@ def kernel_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
         ColumnSpec("mfu", translate("Columns", "MFU"), fmt_pct, color_mfu=True),
         ColumnSpec("mfu_lo", translate("Columns", "MFU low"), fmt_pct, color_mfu=True),
         ColumnSpec("mfu_hi", translate("Columns", "MFU high"), fmt_pct, color_mfu=True),
-        ColumnSpec("lost_us", translate("Columns", "Lost (µs)"), fmt_us, translate("Columns", "duration × (1 − MFU)")),
+        ColumnSpec("bound", translate("Columns", "Bound"), None,
+                   translate("Columns", "compute when FLOPs / peak > bytes / bandwidth, else memory (the roofline)")),
+        ColumnSpec("bytes", translate("Columns", "Bytes"), fmt_bytes,
+                   translate("Columns", "minimum bytes: every input read once, every output written once")),
+        ColumnSpec("achieved_gbs", translate("Columns", "Achieved GB/s"), fmt_number),
+        ColumnSpec("bw_util", translate("Columns", "BW util"), fmt_pct,
+                   translate("Columns", "achieved GB/s / the chip's HBM bandwidth: the figure of a memory-bound "
+                             "kernel"), color_mfu=True),
+        ColumnSpec("intensity", translate("Columns", "FLOP/byte"), fmt_number,
+                   translate("Columns", "arithmetic intensity = FLOPs / bytes")),
+        ColumnSpec("attainable_us", translate("Columns", "Roofline t* (µs)"), fmt_us,
+                   translate("Columns", "max(FLOPs / peak, bytes / bandwidth): the fastest the roofline allows")),
+        ColumnSpec("lost_us", translate("Columns", "Lost (µs)"), fmt_us,
+                   translate("Columns", "measured − roofline-attainable (t − t*); duration × (1 − MFU) for a counted "
+                             "kernel without bytes")),
         ColumnSpec("status", translate("Columns", "Status")),
         ColumnSpec("reason", translate("Columns", "Reason")),
         ColumnSpec("dtype", translate("Columns", "Dtype")),
@@ -184,11 +200,13 @@ def kernel_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
             translate("Columns", "aic_cube_fops / model FLOPs"),
         ),
         ColumnSpec("executed_flops", translate("Columns", "Executed FLOPs"), fmt_flops),
+        ColumnSpec("hw_bytes", translate("Columns", "HW bytes"), fmt_bytes,
+                   translate("Columns", "main-memory bytes the hardware counted (aic_metrics Memory / MemoryAccess)")),
         ColumnSpec(C.WAIT_US, translate("Columns", "Wait (µs)"), fmt_us),
         ColumnSpec(C.START_NS, translate("Columns", "Start (ns)"), fmt_int),
     ]
     keys = {s.key for s in known}
-    hidden = {"shape_group", "flops_detail", "peak_lo_tflops", "peak_hi_tflops"}
+    hidden = {"shape_group", "flops_detail", "peak_lo_tflops", "peak_hi_tflops", "roof_util"}
     extra = [ColumnSpec(c, str(c), fmt_number) for c in frame.columns if c not in keys and c not in hidden]
     return [s for s in known if s.key in frame.columns] + extra
 
@@ -281,7 +299,7 @@ class ProfilerTab(QWidget):
         charts = QWidget()
         grid = QGridLayout(charts)
         self.hot_mode = QComboBox()
-        self.hot_mode.addItem(self.tr("Hot operators by lost time = time × (1 − MFU)"), "lost_us")
+        self.hot_mode.addItem(self.tr("Hot operators by lost time = measured − roofline-attainable"), "lost_us")
         self.hot_mode.addItem(self.tr("Hot operators by total time"), "time_us")
         self.hot_mode.currentIndexChanged.connect(self._update_hot)
         self.hot_chart = HotOpsChart()
@@ -884,7 +902,8 @@ class ProfilerTab(QWidget):
         row = self.kernel_model.source_row(current.row())
         record = self.current.kernels.iloc[row].to_dict()
         derivation, prefill = explain_kernel(
-            record, self.current.summary.chip, self.current.summary.peak_source, self.options().flops
+            record, self.current.summary.chip, self.current.summary.peak_source, self.options().flops,
+            chip_bandwidth(self.current.chip),
         )
         self.kernel_derivation.setMarkdown(derivation_markdown(derivation))
         self._prefill = prefill
@@ -944,6 +963,15 @@ def aggregate_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
         "mfu_hi": (translate("Columns", "MFU high"), fmt_pct),
         "cube_utilization": (translate("Columns", "Cube util (%)"), fmt_number),
         "lost_us": (translate("Columns", "Lost (µs/step)"), fmt_us),
+        "bound": (translate("Columns", "Bound"), None),
+        "bytes": (translate("Columns", "Bytes/step"), fmt_bytes),
+        "achieved_gbs": (translate("Columns", "Achieved GB/s"), fmt_number),
+        "bw_util": (translate("Columns", "BW util"), fmt_pct),
+        "intensity": (translate("Columns", "FLOP/byte"), fmt_number),
+        "attainable_us": (translate("Columns", "Roofline t* (µs/step)"), fmt_us),
+        "roof_util": (translate("Columns", "Roofline util"), fmt_pct),
+        "hw_bytes": (translate("Columns", "HW bytes/step"), fmt_bytes),
+        "hw_bytes_ratio": (translate("Columns", "HW / minimum bytes"), fmt_number),
         "status": (translate("Columns", "Status"), None),
         "reason": (translate("Columns", "Reason"), None),
         "assumption": (translate("Columns", "Assumption"), None),
@@ -964,7 +992,7 @@ def aggregate_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
     specs = []
     for col in frame.columns:
         header, fmt = labels.get(col, (str(col), fmt_number))
-        specs.append(ColumnSpec(col, header, fmt, color_mfu=col in ("mfu", "mfu_step")))
+        specs.append(ColumnSpec(col, header, fmt, color_mfu=col in ("mfu", "mfu_step", "bw_util", "roof_util")))
     return specs
 
 
