@@ -167,3 +167,17 @@ def test_contradictory_fa_shapes_exit_2(capsys):
     code, _, err = run(capsys, "calc", "fa", "--layout", "BNSD", "--q-shape", "2,8,128,64", "--k-shape",
                        "3,8,128,64", "--time-us", "1", "--peak-tflops", "100")
     assert code == 2 and "batch differs" in err
+
+
+def test_calc_memory_add_by_hand(capsys):
+    """An Add [4096,4096] + [4096,4096] → [4096,4096] BF16 in 80 µs on a 910B2: 3 × 33,554,432 bytes, 78.6 %."""
+    code = main(["calc", "memory", "--inputs", "4096,4096;4096,4096", "--input-dtypes", "bf16;bf16", "--outputs",
+                 "4096,4096", "--output-dtypes", "bf16", "--time-us", "80", "--chip", "910B2", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["bytes"] == 100_663_296 and out["bandwidth_gbs"] == 1600.0
+    assert out["achieved_gbs"] == pytest.approx(100_663_296 / 80e-6 / 1e9)
+    assert out["bw_util"] == pytest.approx(100_663_296 / 80e-6 / 1.6e12)
+    assert out["attainable_us"] == pytest.approx(100_663_296 / 1.6e12 * 1e6)
+    # without a bandwidth: exit 2 naming what is missing and where to find it
+    code = main(["calc", "memory", "--inputs", "4096", "--input-dtypes", "bf16", "--time-us", "1"])
+    assert code == 2 and "--bandwidth-gbs" in capsys.readouterr().err

@@ -146,6 +146,10 @@ def kernel_inputs(kernels: pd.DataFrame) -> KernelInputs:
     with np.errstate(divide="ignore", invalid="ignore"):
         c_share = np.where(fallback, 0.0, compute / pipe)
         m_share = np.where(fallback, 0.0, memory / pipe)
+    by_memory, by_roofline = _fallback_sides(kernels, rows, fallback, is_vec)
+    frame["fallback"] = pd.Categorical.from_codes(np.where(~fallback, 0, np.where(by_roofline, 1, 2)).astype(np.int8),
+                                                  categories=list(FALLBACKS))
+    frame["fallback_memory"] = fallback & by_memory
     g = len(first)
     groups = pd.DataFrame({
         "unit": np.asarray(frame["unit"].array.take(first), dtype=object),
@@ -153,16 +157,14 @@ def kernel_inputs(kernels: pd.DataFrame) -> KernelInputs:
         "type": np.asarray(frame["type"].array.take(first), dtype=object),
         "count": counts(ids, g), "duration_us": sums(ids, g, dur),
         "compute_weighted_us": sums(ids, g, dur * c_share), "memory_weighted_us": sums(ids, g, dur * m_share),
-        "fallback_compute_us": sums(ids[fallback & ~is_vec], g, dur[fallback & ~is_vec]),
-        "fallback_memory_us": sums(ids[fallback & is_vec], g, dur[fallback & is_vec]),
+        "fallback_compute_us": sums(ids[fallback & ~by_memory], g, dur[fallback & ~by_memory]),
+        "fallback_memory_us": sums(ids[fallback & by_memory], g, dur[fallback & by_memory]),
     })
     if fallback.any():
-        flags.append(f"{int(fallback.sum()):,} compute kernels have no pipe times (Ascend Level0 or aic_metrics "
-                     "other than PipeUtilization; GPU traces have none): predicted by the fallback (cube/mix → "
-                     "compute ratio, vector → memory ratio)")
-    # Only kernels whose time scales with a peak need a precision: a vector kernel without pipe
-    # times is predicted by the bandwidth ratio.
-    uses_peak = ~(fallback & is_vec)
+        flags.append(_fallback_flag(fallback, by_roofline))
+    # Only kernels whose time scales with a peak need a precision: a kernel without pipe times
+    # predicted by the bandwidth ratio does not.
+    uses_peak = ~(fallback & by_memory)
     unknown = (precision == unknown_code) & uses_peak
     if unknown.any():
         flags.append(f"{int(unknown.sum()):,} compute kernels have no input dtype: the FP16 peaks are used")
@@ -171,6 +173,38 @@ def kernel_inputs(kernels: pd.DataFrame) -> KernelInputs:
         flags.append(f"{int(other.sum()):,} compute kernels have a non-floating-point input dtype (INT32, INT64, "
                      "BOOL …): the FP16 peaks are used")
     return KernelInputs(frame, groups, excluded, flags)
+
+
+#: How a kernel without pipe times was split: not at all (it has pipe times), by its roofline bound, by its class.
+FALLBACKS = ("", "roofline bound", "class")
+
+
+def _fallback_sides(kernels: pd.DataFrame, rows: np.ndarray, fallback: np.ndarray,
+                    is_vec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which kernels without pipe times scale with the bandwidth ratio, and which were decided by the roofline.
+
+    A kernel whose bytes (and FLOPs) are known has a roofline bound (mfu.md §6): memory-bound →
+    the bandwidth ratio, compute-bound → the peak ratio. Without bytes, its class decides
+    (vector → bandwidth, cube/mix → peak), as the seed's model did.
+    """
+    bound = kernels["bound"].cat.codes.to_numpy()[rows] if "bound" in kernels.columns else np.full(len(rows), -1)
+    by_roofline = fallback & (bound >= 0)
+    by_memory = np.where(by_roofline, bound == 1, is_vec)
+    return by_memory, by_roofline
+
+
+def _fallback_flag(fallback: np.ndarray, by_roofline: np.ndarray) -> str:
+    """The caveat naming how kernels without pipe times were predicted."""
+    n, roof = int(fallback.sum()), int(by_roofline.sum())
+    text = (f"{n:,} compute kernels have no pipe times (Ascend Level0 or aic_metrics other than PipeUtilization; "
+            "GPU traces have none): ")
+    parts = []
+    if roof:
+        parts.append(f"{roof:,} predicted by their roofline bound from bytes and FLOPs (memory-bound → bandwidth "
+                     "ratio, compute-bound → peak ratio)")
+    if n - roof:
+        parts.append(f"{n - roof:,} without bytes by their class (cube/mix → compute ratio, vector → memory ratio)")
+    return text + "; ".join(parts)
 
 
 def _peak_column(unit: str, precision: str, chip: Chip) -> tuple[str, str | None]:
@@ -320,13 +354,13 @@ def predict_kernels(inputs: KernelInputs, source: Chip, target: Chip, rules: lis
     pipe = compute + memory
     fallback = pipe <= 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        scale = np.where(fallback, np.where(f["class"].to_numpy() == "vector", memory_ratio, compute_ratio),
+        scale = np.where(fallback, np.where(f["fallback_memory"].to_numpy(), memory_ratio, compute_ratio),
                          (compute * compute_ratio + memory * memory_ratio) / pipe)
     predictable = np.isfinite(scale)
     totals.frame = pd.DataFrame({
         "compute_ratio": compute_ratio, "memory_ratio": memory_ratio, "scale": scale,
         "predicted_us": np.where(predictable, f["duration_us"].to_numpy() * scale, np.nan),
-        "fallback": fallback,
+        "fallback": f["fallback"].array,
         "rules": categorical(r.rules, group),
         "reason": categorical([x or "ratio unknown" for x in r.reasons], np.where(predictable, -1, group)),
     }, copy=False)

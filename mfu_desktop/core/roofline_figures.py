@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from mfu_desktop.core.numbers import sig
+
 #: Sums per step (means per rank for the cluster).
 ROOFLINE_SUMS = ("bytes", "flops", "time_us", "attainable_us", "lost_us", "memory_bound_us", "memory_bound_bytes")
 #: The fields of a ``roofline`` object.
@@ -84,7 +86,7 @@ def roofline_text(roof: dict[str, Any] | None) -> str | None:
     at = f" at {util * 100:.0f} % of HBM bandwidth ({roof['bw_gbs']:,.0f} GB/s)" if util is not None else ""
     parts.append(f"memory-bound {share * 100:.1f} % of the judged time{at}")
     if roof.get("intensity") is not None:
-        parts.append(f"step point {roof['intensity']:,.0f} FLOP/byte, {roof['achieved_tflops']:,.0f} TFLOP/s")
+        parts.append(f"step point {sig(roof['intensity'])} FLOP/byte, {sig(roof['achieved_tflops'])} TFLOP/s")
     if roof.get("roof_util") is not None:
         parts.append(f"roofline-attainable {roof['roof_util'] * 100:.1f} % of the time (t*/t)")
     return "; ".join(parts)

@@ -62,7 +62,7 @@ def records(frame: pd.DataFrame, columns: tuple[str, ...]) -> list[dict[str, Any
 
 def prediction_inputs(r: RankAnalysis) -> dict[str, Any]:
     """The prediction's inputs of one rank: groups, excluded classes, flags, steps, measured step."""
-    inputs = kernel_inputs(r.data.kernels if r.data.kernels is not None else pd.DataFrame())
+    inputs = kernel_inputs(r.kernels if r.kernels is not None else pd.DataFrame())
     steps = captured_steps(r.data.step_trace, r.data.kernels).count
     measured, _ = measured_step(r.data.step_trace, r.data.comm)
     return {

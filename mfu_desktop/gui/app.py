@@ -30,6 +30,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--compare", type=Path, metavar="NEW",
                         help="compare the opened profile (BASE) with NEW in the Compare tab")
     parser.add_argument("--rank", type=int, metavar="N", help="select rank N in the Profiler tab once loaded")
+    parser.add_argument("--view", choices=("charts", "kernels", "roofline", "heat-map"),
+                        help="the Profiler tab's view to show (default: charts)")
     parser.add_argument("--lang", choices=("en", "zh_CN"), help="interface language (default: settings, then system)")
     parser.add_argument("--theme", choices=("system", "light", "dark"), help="colour theme for this run")
     parser.add_argument("--screenshot", type=Path, metavar="FILE",
@@ -158,6 +160,8 @@ def create(args: argparse.Namespace, app=None):
         window.compare.queue_new(Path(args.compare))  # compared once BASE is loaded
     if args.tab:
         window.select_tab(args.tab)
+    if args.view:
+        window.profiler.show_view(args.view)
     return app, window
 
 

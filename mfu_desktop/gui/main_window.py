@@ -417,7 +417,7 @@ class MainWindow(QMainWindow):
     def chart_plots(self) -> dict[str, pg.PlotWidget]:
         """Every chart that has something to show, by file name."""
         plots = {"hot_operators": self.profiler.hot_chart.plot, "mfu_scatter": self.profiler.scatter.plot,
-                 "step_breakdown": self.profiler.steps_chart.plot}
+                 "step_breakdown": self.profiler.steps_chart.plot, "roofline": self.profiler.roofline.plot}
         if self.prediction.prediction is not None:
             plots["relative_performance"] = self.prediction.rel_chart.plot
             plots["predicted_step"] = self.prediction.step_chart.plot

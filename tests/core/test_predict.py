@@ -152,7 +152,22 @@ def test_fallback_for_kernels_without_pipe_times(catalog):
     tk = predict_kernels(inp, src, tgt, list(DEFAULT_RULES))
     assert tk.frame["scale"].iloc[0] == pytest.approx(353.9 / 148)  # cube → compute ratio
     assert tk.frame["scale"].iloc[1] == pytest.approx(1600 / 4000)  # vector → memory ratio
-    assert tk.frame["fallback"].all() and tk.fallback_us == 150.0
+    assert (tk.frame["fallback"] == "class").all() and tk.fallback_us == 150.0
+    assert any("by their class" in f for f in inp.flags)
+
+
+def test_fallback_uses_the_roofline_bound_where_bytes_are_known(catalog):
+    """Without pipe times, a kernel with a roofline bound scales by it: a memory-bound matmul by the bandwidth."""
+    frame = kernels([k("AI_CORE", "MatMulV2", 100.0), k("AI_CORE", "MatMulV2", 60.0), k("AI_VECTOR_CORE", "Add", 50.0)])
+    frame["bound"] = pd.Categorical(["memory", "compute", None], categories=["compute", "memory"])
+    src, tgt = catalog.find("Huawei Ascend 910B"), catalog.find("NVIDIA H20")
+    inp = kernel_inputs(frame)
+    assert any("2 predicted by their roofline bound" in f and "1 without bytes by their class" in f for f in inp.flags)
+    tk = predict_kernels(inp, src, tgt, list(DEFAULT_RULES))
+    assert tk.frame["scale"].tolist() == pytest.approx([1600 / 4000, 353.9 / 148, 1600 / 4000])
+    assert tk.frame["fallback"].tolist() == ["roofline bound", "roofline bound", "class"]
+    # the totals agree with the per-kernel table
+    assert tk.predicted_us == pytest.approx(100 * 1600 / 4000 + 60 * 353.9 / 148 + 50 * 1600 / 4000)
 
 
 def test_blank_catalog_value_stays_unknown(catalog):

@@ -125,3 +125,38 @@ def test_every_kind_computes_without_errors_on_its_defaults(calc, qtbot):
         choose(calc.kind, kind)
         calc.recompute()
         assert calc.card_flops.value.text() != "–", (kind, calc.problems.text())
+
+
+def test_memory_bound_operator_by_hand(calc, qtbot):
+    """Add [4096,4096] + [4096,4096] → [4096,4096] BF16 in 80 µs on a 910B2 (1,600 GB/s): 78.6 %."""
+    choose(calc.kind, "memory")
+    assert calc.card_mfu.caption.text() == "Bandwidth utilisation" and calc.peak.isHidden()
+    choose(calc.chip, "Huawei Ascend 910B2")
+    assert calc.bandwidth.text() == "1600"
+    type_into(qtbot, calc.time, "80")
+    calc.recompute()
+    assert calc.card_flops.value.text() == "100,663,296"
+    assert calc.card_achieved.value.text() == "1258"
+    assert calc.card_mfu.value.text() == pct(100_663_296 / 80e-6 / 1.6e12)
+    assert "t* = bytes / BW" in calc.last_derivation.text()
+    # a write-only type reads nothing: only the output's 33,554,432 bytes
+    type_into(qtbot, calc.fields["mem_type"], "ZerosLike")
+    calc.recompute()
+    assert calc.card_flops.value.text() == "33,554,432"
+    # an edited bandwidth is the user's; back to GEMM, the cards name FLOP figures again
+    type_into(qtbot, calc.bandwidth, "800")
+    calc.recompute()
+    assert calc.card_mfu.value.text() == pct(33_554_432 / 80e-6 / 0.8e12)
+    assert "entered by you" in calc.last_derivation.text()
+    choose(calc.kind, "gemm")
+    assert calc.card_mfu.caption.text() == "MFU" and calc.peak_source.text().startswith("Huawei Ascend 910B2")
+    assert calc.peak.text() == "353.9"
+
+
+def test_prefill_a_memory_bound_kernel(calc, qtbot):
+    prefill = CalculatorPrefill(kind="memory", values={"inputs": "4096,4096;4096", "input_dtypes": "DT_BF16;DT_BF16",
+                                                       "outputs": "4096,4096;4096,1", "output_dtypes": "DT_BF16;FLOAT",
+                                                       "type": "RmsNorm"}, time_us=67.978, chip="Huawei Ascend 910B2")
+    calc.prefill(prefill)
+    assert calc.kind.currentData() == "memory" and calc.fields["mem_type"].text() == "RmsNorm"
+    assert calc.card_flops.value.text() == "67,133,440"

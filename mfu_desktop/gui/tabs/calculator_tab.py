@@ -165,6 +165,10 @@ class CalculatorTab(QWidget):
         self.bandwidth_label = QLabel(self.tr("HBM bandwidth (GB/s)"))
         peak_form.addRow(self.bandwidth_label, self.bandwidth)
         self._bandwidth_source = ""
+        self.bandwidth_source = QLabel("")
+        self.bandwidth_source.setWordWrap(True)
+        self.bandwidth_source.setStyleSheet("font-size: 8pt;")
+        peak_form.addRow("", self.bandwidth_source)
         peak_form.addRow("", self.peak_source)
         self.time_label = QLabel(self.tr("Time per call"))
         peak_form.addRow(self.time_label, time_row)
@@ -357,15 +361,11 @@ class CalculatorTab(QWidget):
         self.chips_count.setVisible(is_model)
         self.chips_label.setVisible(is_model)
         is_memory = kind == "memory"
-        for w in (self.peak, self.peak_label, self.dtype, self.dtype_label):
+        for w in (self.peak, self.peak_label, self.dtype, self.dtype_label, self.peak_source):
             w.setVisible(not is_memory)
-        self.bandwidth.setVisible(is_memory)
-        self.bandwidth_label.setVisible(is_memory)
+        for w in (self.bandwidth, self.bandwidth_label, self.bandwidth_source):
+            w.setVisible(is_memory)
         self._card_captions(is_memory)
-        if is_memory:
-            self.peak_source.setText(self._bandwidth_source)
-        elif self._catalog_peak is None and self.chip.currentData() != CUSTOM_PEAK:
-            self._fill_peak()  # back from the memory kind: the chip's peak and its source again
         self.fa_backward_count.setEnabled(kind == "fa_bwd")
         self.schedule()
 
@@ -389,19 +389,16 @@ class CalculatorTab(QWidget):
         elif found is not None:
             self.bandwidth.setText("")
             self._bandwidth_source = self.tr("the catalog has no HBM bandwidth for {0}").format(found.identifier)
+        self.bandwidth_source.setText(self._bandwidth_source)
 
     def _bandwidth_edited(self) -> None:
         self._bandwidth_source = self.tr("entered by you")
-        self.peak_source.setText(self._bandwidth_source)
+        self.bandwidth_source.setText(self._bandwidth_source)
 
     def _fill_peak(self) -> None:
         chip = self.chip.currentData()
         self._fill_bandwidth(chip)
         self._catalog_peak = None
-        if self.kind.currentData() == "memory":
-            self.peak_source.setText(self._bandwidth_source)
-            self.schedule()
-            return
         if chip == CUSTOM_PEAK:
             self.peak_source.setText(self.tr("entered by you"))
             self.schedule()

@@ -56,6 +56,7 @@ from mfu_desktop.core.summary_store import is_summary, read_summary
 from mfu_desktop.gui.bands import band_css
 from mfu_desktop.gui.charts.heat_map import RankHeatMap
 from mfu_desktop.gui.charts.profile_charts import HotOpsChart, MfuScatter, StepBreakdownChart, scatter_points
+from mfu_desktop.gui.charts.roofline_chart import RooflineChart, cluster_view, rank_view
 from mfu_desktop.gui.core_text import ct, derivation_markdown, sentences
 from mfu_desktop.gui.models.dataframe_model import (
     ColumnSpec,
@@ -363,6 +364,13 @@ class ProfilerTab(QWidget):
         self.tabs.addTab(kernels, self.tr("Kernels"))
         self._prefill: CalculatorPrefill | None = None
 
+        # Roofline
+        self.roofline = RooflineChart()
+        self.roofline.kernel_clicked.connect(self.select_kernel)
+        self.tabs.addTab(self.roofline, self.tr("Roofline"))
+        #: Sub-views by name (``mfu-desktop --view NAME``).
+        self.view_pages: dict[str, QWidget] = {"charts": charts, "kernels": kernels, "roofline": self.roofline}
+
         # Aggregate tables
         self.type_model, self.shape_model, self.excl_model, self.steps_model, self.ranks_model = (
             DataFrameModel(parent=self) for _ in range(5)
@@ -380,6 +388,7 @@ class ProfilerTab(QWidget):
         self.heat_map = RankHeatMap()
         self.heat_map.rank_clicked.connect(self.select_rank)
         self.tabs.addTab(self.heat_map, self.tr("Heat map"))
+        self.view_pages["heat-map"] = self.heat_map
 
         # Assumptions and warnings
         assumptions = QWidget()
@@ -427,6 +436,14 @@ class ProfilerTab(QWidget):
         a_layout.addWidget(QLabel(self.tr("Warnings, capture configuration and conventions")))
         a_layout.addWidget(self.warnings, 1)
         self.tabs.addTab(assumptions, self.tr("Assumptions"))
+
+    def show_view(self, name: str) -> bool:
+        """Bring a sub-view to the front by name (charts, kernels, roofline, heat-map); False when unknown."""
+        page = self.view_pages.get(name)
+        if page is None:
+            return False
+        self.tabs.setCurrentWidget(page)
+        return True
 
     def set_catalog(self, catalog: ChipCatalog) -> None:
         """Use an edited catalog (the chip picker is refilled; a loaded profile is re-analysed)."""
@@ -636,7 +653,8 @@ class ProfilerTab(QWidget):
         self.card_chip.set(
             ", ".join(short_chip(c) for c in chips) or self.tr("not confirmed"), ", ".join(chips), small=True
         )
-        self.tabs.setCurrentIndex(0)
+        if self.tabs.currentWidget() is self.view_pages["kernels"]:  # the cluster has no kernel table: its charts
+            self.tabs.setCurrentIndex(0)
         self.kernel_count.setText(self.tr("select a rank to see its kernels"))
         # tables, then charts, then notes: in steps, like a rank (see _show_rank)
         self._stage += 1
@@ -651,6 +669,7 @@ class ProfilerTab(QWidget):
         for model in (self.type_model, self.shape_model, self.excl_model, self.steps_model):
             model.set_frame(pd.DataFrame())
         self.scatter.set_data(None)
+        self.roofline.set_view(cluster_view(self.result, self.catalog))
         self._later(lambda: self._show_cluster_charts(stage))
 
     def _show_cluster_charts(self, stage: int) -> None:
@@ -688,6 +707,7 @@ class ProfilerTab(QWidget):
                 card.set("–")
             self.hot_chart.set_data(None)
             self.scatter.set_data(None)
+            self.roofline.set_view(None)
             self.steps_chart.set_data(None)
             self.kernel_model.set_frame(pd.DataFrame())
             for model in (self.type_model, self.shape_model, self.excl_model, self.steps_model, self.ranks_model):
@@ -775,13 +795,15 @@ class ProfilerTab(QWidget):
         specs = kernel_columns(frame)
         self.kernel_model.set_frame(pd.DataFrame())
         self.scatter.set_points(None)
+        self.roofline.set_view(None)
         self.kernel_count.setText(self.tr("preparing {0} kernels…").format(f"{len(frame):,}"))
 
         def job(progress):
             table = prepare_table(frame, specs)
             check(progress)
             points = scatter_points(frame[C.DURATION_US].to_numpy(), frame["mfu"].to_numpy(), frame.get(C.NAME))
-            return table, points
+            check(progress)
+            return table, points, rank_view(r)
 
         self.runner.start(
             VIEW_CHANNEL,
@@ -797,6 +819,7 @@ class ProfilerTab(QWidget):
         """A summarised rank is selected: read its kernels from its path (when reachable) in the background."""
         self.kernel_model.set_frame(pd.DataFrame())
         self.scatter.set_points(None)
+        self.roofline.set_view(rank_view(r, self.catalog))  # its groups until its kernels arrive
         path = r.folder.path
         if not path.exists():
             self.kernel_count.setText(self.tr("kernels not reachable from this machine ({0}): the summary is shown")
@@ -841,7 +864,7 @@ class ProfilerTab(QWidget):
         self._views[id(r)] = prepared
         if self.current is not r:  # the user moved on; keep it for when they come back
             return
-        table, points = prepared
+        table, points, roofline = prepared
         self.kernel_model.set_prepared(table)
         self._apply_filters()
         stage = self._stage
@@ -849,6 +872,7 @@ class ProfilerTab(QWidget):
         def scatter() -> None:
             if stage == self._stage and self.current is r:
                 self.scatter.set_points(points)
+                self.roofline.set_view(roofline)
                 self.kernels_shown.emit()
 
         self._later(scatter)
