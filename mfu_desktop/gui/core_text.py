@@ -32,6 +32,14 @@ _VOCABULARY = (
     QT_TRANSLATE_NOOP("CoreText", "60–70 %: good, above typical general workloads."),
     QT_TRANSLATE_NOOP("CoreText", "> 70 %: shape, parallelism and implementation are close to the device limit."),
     QT_TRANSLATE_NOOP("CoreText", "> 100 % is physically impossible: check the shapes (transposes), the peak (chip, dtype) and the time unit."),  # noqa: E501
+    QT_TRANSLATE_NOOP("CoreText", "compute"),
+    QT_TRANSLATE_NOOP("CoreText", "memory"),
+    QT_TRANSLATE_NOOP("CoreText", "< 20 % of HBM bandwidth: far from the memory roof — small tensors (launch overhead), strided or scattered access, or a kernel bound by its vector/scalar pipeline rather than by memory."),  # noqa: E501
+    QT_TRANSLATE_NOOP("CoreText", "20–30 % of HBM bandwidth: low."),
+    QT_TRANSLATE_NOOP("CoreText", "30–60 % of HBM bandwidth: medium; fusing it with its neighbours saves a round trip to HBM."),  # noqa: E501
+    QT_TRANSLATE_NOOP("CoreText", "60–70 % of HBM bandwidth: good."),
+    QT_TRANSLATE_NOOP("CoreText", "> 70 % of HBM bandwidth: close to the memory roof — only moving fewer bytes (fusion, lower precision) makes it faster."),  # noqa: E501
+    QT_TRANSLATE_NOOP("CoreText", "> 100 % of HBM bandwidth: faster than HBM — on-chip cache hits (a tensor re-read from L2), or a wrong shape, dtype or bandwidth."),  # noqa: E501
     QT_TRANSLATE_NOOP("CoreText", "Inputs"),
     QT_TRANSLATE_NOOP("CoreText", "Missing inputs"),
     QT_TRANSLATE_NOOP("CoreText", "Formulas"),

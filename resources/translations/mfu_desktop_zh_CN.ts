@@ -5,6 +5,7 @@
     <name>CalculatorTab</name>
     <message>
         <source>GEMM (M×K · K×N)</source>
+        <extracomment>Stack page of each kind&apos;s form.</extracomment>
         <translation>GEMM（M×K · K×N）</translation>
     </message>
     <message>
@@ -164,6 +165,18 @@
         <translation>可选</translation>
     </message>
     <message>
+        <source>Memory-bound operator (bytes, bandwidth)</source>
+        <translation>访存受限算子（字节数、带宽）</translation>
+    </message>
+    <message>
+        <source>GB/s</source>
+        <translation>GB/s</translation>
+    </message>
+    <message>
+        <source>HBM bandwidth (GB/s)</source>
+        <translation>HBM 带宽 (GB/s)</translation>
+    </message>
+    <message>
         <source>sparse_mode</source>
         <translation>sparse_mode（稀疏模式）</translation>
     </message>
@@ -276,6 +289,54 @@
         <translation>计入词表 logits</translation>
     </message>
     <message>
+        <source>Tensors (as the profiler writes them)</source>
+        <translation>张量（按 Profiling 数据的写法）</translation>
+    </message>
+    <message>
+        <source>Input shapes</source>
+        <translation>输入 shape</translation>
+    </message>
+    <message>
+        <source>Input dtypes</source>
+        <translation>输入数据类型</translation>
+    </message>
+    <message>
+        <source>Output shapes</source>
+        <translation>输出 shape</translation>
+    </message>
+    <message>
+        <source>Output dtypes</source>
+        <translation>输出数据类型</translation>
+    </message>
+    <message>
+        <source>Operator type</source>
+        <translation>算子类型</translation>
+    </message>
+    <message>
+        <source>Tensors separated by “;”. Minimum bytes: every input read once, every output written once (ZerosLike/Fill read nothing; gathers read what they write).</source>
+        <translation>张量之间用“;”分隔。最小字节数：每个输入读一次、每个输出写一次（ZerosLike/Fill 不读取输入；Gather 类只读取其写出的部分）。</translation>
+    </message>
+    <message>
+        <source>Bytes per call</source>
+        <translation>每次调用字节数</translation>
+    </message>
+    <message>
+        <source>Achieved GB/s</source>
+        <translation>实际 GB/s</translation>
+    </message>
+    <message>
+        <source>Bandwidth utilisation</source>
+        <translation>带宽利用率</translation>
+    </message>
+    <message>
+        <source>{0} HBM bandwidth (chip catalog)</source>
+        <translation>{0} 的 HBM 带宽（芯片目录）</translation>
+    </message>
+    <message>
+        <source>the catalog has no HBM bandwidth for {0}</source>
+        <translation>芯片目录中没有 {0} 的 HBM 带宽</translation>
+    </message>
+    <message>
         <source>entered by you</source>
         <translation>手动输入</translation>
     </message>
@@ -346,6 +407,38 @@
     <message>
         <source>with attention; HFU {0}</source>
         <translation>含注意力；HFU {0}</translation>
+    </message>
+    <message>
+        <source>input shapes</source>
+        <translation>输入 shape</translation>
+    </message>
+    <message>
+        <source>input dtypes</source>
+        <translation>输入数据类型</translation>
+    </message>
+    <message>
+        <source>output shapes</source>
+        <translation>输出 shape</translation>
+    </message>
+    <message>
+        <source>output dtypes</source>
+        <translation>输出数据类型</translation>
+    </message>
+    <message>
+        <source>operator type</source>
+        <translation>算子类型</translation>
+    </message>
+    <message>
+        <source>bandwidth</source>
+        <translation>带宽</translation>
+    </message>
+    <message>
+        <source>give the input shapes and their dtypes</source>
+        <translation>请填写输入 shape 及其数据类型</translation>
+    </message>
+    <message>
+        <source>of HBM bandwidth</source>
+        <translation>占 HBM 带宽</translation>
     </message>
     <message>
         <source>Missing inputs: {0}</source>
@@ -655,12 +748,52 @@
         <translation>MFU 上限</translation>
     </message>
     <message>
-        <source>Lost (µs)</source>
-        <translation>损失时间 (µs)</translation>
+        <source>Bound</source>
+        <translation>瓶颈</translation>
     </message>
     <message>
-        <source>duration × (1 − MFU)</source>
-        <translation>耗时 × (1 − MFU)</translation>
+        <source>compute when FLOPs / peak &gt; bytes / bandwidth, else memory (the roofline)</source>
+        <translation>FLOPs / 峰值 &gt; 字节数 / 带宽 时为计算受限，否则为访存受限（Roofline 模型）</translation>
+    </message>
+    <message>
+        <source>Bytes</source>
+        <translation>字节数</translation>
+    </message>
+    <message>
+        <source>minimum bytes: every input read once, every output written once</source>
+        <translation>最小字节数：每个输入读一次、每个输出写一次</translation>
+    </message>
+    <message>
+        <source>Achieved GB/s</source>
+        <translation>实际 GB/s</translation>
+    </message>
+    <message>
+        <source>BW util</source>
+        <translation>带宽利用率</translation>
+    </message>
+    <message>
+        <source>achieved GB/s / the chip&apos;s HBM bandwidth: the figure of a memory-bound kernel</source>
+        <translation>实际 GB/s / 芯片 HBM 带宽：访存受限 kernel 的评价指标</translation>
+    </message>
+    <message>
+        <source>FLOP/byte</source>
+        <translation>FLOP/字节</translation>
+    </message>
+    <message>
+        <source>arithmetic intensity = FLOPs / bytes</source>
+        <translation>算术强度 = FLOPs / 字节数</translation>
+    </message>
+    <message>
+        <source>Roofline t* (µs)</source>
+        <translation>Roofline t* (µs)</translation>
+    </message>
+    <message>
+        <source>max(FLOPs / peak, bytes / bandwidth): the fastest the roofline allows</source>
+        <translation>max(FLOPs / 峰值, 字节数 / 带宽)：Roofline 允许的最短时间</translation>
+    </message>
+    <message>
+        <source>Lost (µs)</source>
+        <translation>损失时间 (µs)</translation>
     </message>
     <message>
         <source>Status</source>
@@ -673,6 +806,10 @@
     <message>
         <source>Input shapes</source>
         <translation>输入 shape</translation>
+    </message>
+    <message>
+        <source>measured − roofline-attainable (t − t*); duration × (1 − MFU) for a counted kernel without bytes</source>
+        <translation>实测 − Roofline 可达时间 (t − t*)；无字节数的已计入 kernel 为 耗时 × (1 − MFU)</translation>
     </message>
     <message>
         <source>Output shapes</source>
@@ -727,6 +864,14 @@
         <translation>实际执行 FLOPs</translation>
     </message>
     <message>
+        <source>HW bytes</source>
+        <translation>硬件字节数</translation>
+    </message>
+    <message>
+        <source>main-memory bytes the hardware counted (aic_metrics Memory / MemoryAccess)</source>
+        <translation>硬件计数的主存字节数（aic_metrics Memory / MemoryAccess）</translation>
+    </message>
+    <message>
         <source>Start (ns)</source>
         <translation>开始时间 (ns)</translation>
     </message>
@@ -761,6 +906,26 @@
     <message>
         <source>Lost (µs/step)</source>
         <translation>损失时间 (µs/step)</translation>
+    </message>
+    <message>
+        <source>Bytes/step</source>
+        <translation>字节数/step</translation>
+    </message>
+    <message>
+        <source>Roofline t* (µs/step)</source>
+        <translation>Roofline t* (µs/step)</translation>
+    </message>
+    <message>
+        <source>Roofline util</source>
+        <translation>Roofline 利用率</translation>
+    </message>
+    <message>
+        <source>HW bytes/step</source>
+        <translation>硬件字节数/step</translation>
+    </message>
+    <message>
+        <source>HW / minimum bytes</source>
+        <translation>硬件 / 最小字节数</translation>
     </message>
     <message>
         <source>mean over the rank&apos;s captured steps</source>
@@ -1061,6 +1226,38 @@
         <translation>&gt; 100 %: 物理上不可能，请检查 shape（转置）、峰值（芯片、数据类型）和时间单位。</translation>
     </message>
     <message>
+        <source>compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>访存</translation>
+    </message>
+    <message>
+        <source>&lt; 20 % of HBM bandwidth: far from the memory roof — small tensors (launch overhead), strided or scattered access, or a kernel bound by its vector/scalar pipeline rather than by memory.</source>
+        <translation>&lt; 20 % HBM 带宽：远离访存上限——张量太小（下发开销）、跨步或离散访问，或 kernel 受限于 vector/scalar 流水而非访存。</translation>
+    </message>
+    <message>
+        <source>20–30 % of HBM bandwidth: low.</source>
+        <translation>20–30 % HBM 带宽：偏低。</translation>
+    </message>
+    <message>
+        <source>30–60 % of HBM bandwidth: medium; fusing it with its neighbours saves a round trip to HBM.</source>
+        <translation>30–60 % HBM 带宽：中等；与相邻算子融合可省去一次 HBM 往返。</translation>
+    </message>
+    <message>
+        <source>60–70 % of HBM bandwidth: good.</source>
+        <translation>60–70 % HBM 带宽：良好。</translation>
+    </message>
+    <message>
+        <source>&gt; 70 % of HBM bandwidth: close to the memory roof — only moving fewer bytes (fusion, lower precision) makes it faster.</source>
+        <translation>&gt; 70 % HBM 带宽：接近访存上限——只有减少搬运的字节（融合、更低精度）才能更快。</translation>
+    </message>
+    <message>
+        <source>&gt; 100 % of HBM bandwidth: faster than HBM — on-chip cache hits (a tensor re-read from L2), or a wrong shape, dtype or bandwidth.</source>
+        <translation>&gt; 100 % HBM 带宽：快于 HBM——片上缓存命中（张量从 L2 重复读取），或 shape、数据类型、带宽有误。</translation>
+    </message>
+    <message>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
@@ -1202,8 +1399,8 @@
         <translation>每 step 损失时间</translation>
     </message>
     <message>
-        <source>Hot operators by lost time: no kernel has a FLOPs-based MFU (switch to “by total time”).</source>
-        <translation>按损失时间排序的热点算子：没有算子有基于 FLOPs 的 MFU（请切换到“按总耗时”）。</translation>
+        <source>Hot operators by lost time: no kernel has a lost time — no FLOPs-based MFU and no bytes (switch to “by total time”).</source>
+        <translation>按损失时间的热点算子：没有 kernel 有损失时间——既无基于 FLOPs 的 MFU，也无字节数（请切换到“按总时间”）。</translation>
     </message>
     <message>
         <source>Hot operators: no kernels.</source>
@@ -1669,10 +1866,6 @@
         <translation>芯片与峰值</translation>
     </message>
     <message>
-        <source>Hot operators by lost time = time × (1 − MFU)</source>
-        <translation>按损失时间排序的热点算子 = 耗时 × (1 − MFU)</translation>
-    </message>
-    <message>
         <source>Hot operators by total time</source>
         <translation>按总耗时排序的热点算子</translation>
     </message>
@@ -1705,7 +1898,12 @@
         <translation>算子明细</translation>
     </message>
     <message>
+        <source>Roofline</source>
+        <translation>Roofline</translation>
+    </message>
+    <message>
         <source>By type</source>
+        <extracomment>Sub-views by name (``mfu-desktop --view NAME``).</extracomment>
         <translation>按类型</translation>
     </message>
     <message>
@@ -1843,6 +2041,10 @@
     <message>
         <source>Drag a profiler folder here (a cluster root, *_ascend_pt rank folders, ASCEND_PROFILER_OUTPUT, or PyTorch profiler traces *.pt.trace.json), or use File → Open folder.</source>
         <translation>将性能数据文件夹拖到这里（集群根目录、*_ascend_pt rank 文件夹、ASCEND_PROFILER_OUTPUT，或 PyTorch profiler trace *.pt.trace.json），或使用 文件 → 打开文件夹。</translation>
+    </message>
+    <message>
+        <source>Hot operators by lost time = measured − roofline-attainable</source>
+        <translation>按损失时间的热点算子 = 实测 − Roofline 可达时间</translation>
     </message>
     <message>
         <source>{0} was not loaded: {1}</source>
@@ -2105,6 +2307,66 @@
     <message>
         <source>partial</source>
         <translation>部分预估</translation>
+    </message>
+</context>
+<context>
+    <name>RooflineChart</name>
+    <message>
+        <source>Roofline: kernels with FLOPs (intensity vs TFLOP/s)</source>
+        <extracomment>At most this many points (the longest kernels); the rest add nothing visible. Family colours, in the order of the shipped family mapping (then &quot;other&quot;).</extracomment>
+        <translation>Roofline：有 FLOPs 的 kernel（算术强度 vs TFLOP/s）</translation>
+    </message>
+    <message>
+        <source>Bandwidth: kernels without FLOPs (bytes vs GB/s)</source>
+        <translation>带宽：无 FLOPs 的 kernel（字节数 vs GB/s）</translation>
+    </message>
+    <message>
+        <source>Roofline</source>
+        <translation>Roofline</translation>
+    </message>
+    <message>
+        <source>arithmetic intensity (FLOP/byte, log scale)</source>
+        <translation>算术强度（FLOP/字节，对数坐标）</translation>
+    </message>
+    <message>
+        <source>achieved TFLOP/s (log scale)</source>
+        <translation>实际 TFLOP/s（对数坐标）</translation>
+    </message>
+    <message>
+        <source> (the {0} longest of {1})</source>
+        <translation>（{1} 个中耗时最长的 {0} 个）</translation>
+    </message>
+    <message>
+        <source>Bandwidth</source>
+        <translation>带宽</translation>
+    </message>
+    <message>
+        <source>Roofline: open a profile and select a rank or the cluster.</source>
+        <translation>Roofline：请打开 Profiling 数据并选择一个 rank 或集群。</translation>
+    </message>
+    <message>
+        <source>Bandwidth: no kernel without FLOPs has known bytes (shapes and dtypes) here.</source>
+        <translation>带宽：这里没有已知字节数（shape 和数据类型）的无 FLOPs kernel。</translation>
+    </message>
+    <message>
+        <source>Roofline: no kernel has both FLOPs and bytes here (the Bandwidth view shows the kernels without FLOPs).</source>
+        <translation>Roofline：这里没有同时具有 FLOPs 和字节数的 kernel（“带宽”视图显示无 FLOPs 的 kernel）。</translation>
+    </message>
+    <message>
+        <source>the step (time-weighted)</source>
+        <translation>整个 step（按时间加权）</translation>
+    </message>
+    <message>
+        <source>the step</source>
+        <translation>step</translation>
+    </message>
+    <message>
+        <source>bytes moved per call (log scale)</source>
+        <translation>每次调用搬运的字节数（对数坐标）</translation>
+    </message>
+    <message>
+        <source>achieved GB/s (log scale)</source>
+        <translation>实际 GB/s（对数坐标）</translation>
     </message>
 </context>
 <context>

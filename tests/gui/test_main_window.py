@@ -248,7 +248,7 @@ def test_export_writes_tables_charts_and_refuses_the_profile_folder(make_window,
     wait_idle(qtbot, window)
     names = {p.name for p in target.iterdir()}
     assert {"kernels.csv", "by_type.csv", "summary.md", "summary.json", "hot_operators.png", "mfu_scatter.svg",
-            "step_breakdown.png", "relative_performance.png"} <= names
+            "step_breakdown.png", "relative_performance.png", "roofline.png", "roofline.svg"} <= names
     assert not [n for n in names if n.endswith(".tmp")]
     svg = (target / "mfu_scatter.svg").read_text(encoding="utf-8")
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg and len(svg) > 2000
@@ -256,7 +256,10 @@ def test_export_writes_tables_charts_and_refuses_the_profile_folder(make_window,
 
     png = QImage(str(target / "hot_operators.png"))
     assert png.width() >= 800 and png.height() > 100
-    assert "top kernels by lost MFU" in (target / "summary.md").read_text(encoding="utf-8")
+    report = (target / "summary.md").read_text(encoding="utf-8")
+    assert "top kernels by lost time (measured − roofline-attainable)" in report and "Roofline: memory-bound" in report
+    header = (target / "kernels.csv").read_text(encoding="utf-8").splitlines()[0]
+    assert all(c in header for c in ("bytes", "achieved_gbs", "bw_util", "intensity", "attainable_us", "bound"))
     inside = window.profiler.result.ranks[0].folder.path / "export"
     window.export_to(ExportChoice(inside, ["csv"], ["png"]))
     assert "refusing to write into the profiler folder" in window.info.label.text()
