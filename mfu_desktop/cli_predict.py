@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from mfu_desktop.core.options import DEFAULT_SOURCE, OUTPUT_FORMATS
+from mfu_desktop.core.predict_basis import BASES
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -36,6 +37,13 @@ def add_predict_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--calibrate", type=Path, metavar="OTHER_PATH",
                    help="a measured profile of the same workload on --target: report the prediction error")
     p.add_argument("--target", help="target chip of --calibrate")
+    p.add_argument("--save-calibration", action="store_true",
+                   help="with --calibrate: save the per-category factors (measured / predicted) for this chip pair "
+                        "and basis; later predictions use and name them")
+    p.add_argument("--no-calibration", action="store_true", help="ignore the saved calibration factors")
+    p.add_argument("--basis", choices=BASES, default="advertised",
+                   help="ratios from advertised peaks (default, the original script) or from measured achievable "
+                        "matmul FLOP/s and HBM bandwidth where both chips have them (docs/accuracy.md)")
     p.add_argument("--lang", choices=["en", "zh_CN"], default="en", help="console table language")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-cache", action="store_true", help="parse again even when a cached copy exists")

@@ -5,15 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import date
 from pathlib import Path
 
 from mfu_desktop.cli_profile import _NoPath, nothing_analysed, profile_paths
 from mfu_desktop.core.analysis import AnalysisOptions
 from mfu_desktop.core.calibrate import calibrate
-from mfu_desktop.core.chips import ChipCatalog, UnknownChipError
+from mfu_desktop.core.calibration_store import read_factors, save_factors
+from mfu_desktop.core.chips import Chip, ChipCatalog, UnknownChipError
 from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.numbers import pct
 from mfu_desktop.core.predict import Prediction, predict, resolve_targets
+from mfu_desktop.core.predict_basis import Basis
 from mfu_desktop.core.predict_inputs import choose_source, rank_inputs, summary_inputs
 from mfu_desktop.core.predict_rows import console_table, target_lines, write_outputs
 from mfu_desktop.core.predict_rules import DEFAULT_RULES, rules_from_csv, with_rules_disabled
@@ -82,6 +85,57 @@ def _print_prediction(p: Prediction, source_why: str, lang: str) -> None:
         print(f"warning: {w}")
 
 
+def _basis(args: argparse.Namespace) -> Basis:
+    """The basis asked for, with the saved calibrations unless ``--no-calibration``."""
+    if args.no_calibration:
+        return Basis(args.basis)
+    factors, problems = read_factors()
+    for problem in problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    return Basis(args.basis, factors)
+
+
+def _run_calibration(args: argparse.Namespace, result: FolderAnalysis, source: Chip, rules: list,
+                     catalog: ChipCatalog) -> int:
+    """``--calibrate``: predict on ``--target``, compare with the measured profile, optionally save the factors."""
+    if not args.target:
+        raise _Usage("argument --target: required with --calibrate")
+    try:
+        target = catalog.find(args.target)
+    except UnknownChipError as exc:
+        raise _Usage(f"argument --target: {exc}") from None
+    measured = _load(args, [args.calibrate], catalog)
+    cal = calibrate(rank_inputs(result), rank_inputs(measured), source, target, rules, args.assume_cpu, args.basis)
+    saved = None
+    if args.save_calibration:
+        fitted_on = f"{args.path.name} vs {args.calibrate.name}, {date.today().isoformat()}"
+        try:
+            saved = save_factors(cal.factors(fitted_on))
+        except ExportError as exc:
+            raise _Usage(f"argument --save-calibration: {exc}") from None
+    if args.json:
+        print(json.dumps(stamped({**cal.to_json(), "saved_to": str(saved) if saved else None}), ensure_ascii=False))
+        return EXIT_OK
+    print(f"calibration: {cal.source} → {cal.target} ({cal.basis} basis)")
+    print(f"{'type':<34} {'predicted µs':>14} {'measured µs':>14} {'error':>9}")
+    for row in cal.by_type.itertuples(index=False):
+        err = f"{row.error * 100:+.1f} %" if row.error == row.error else "–"
+        print(f"{row.type[:34]:<34} {row.predicted_us:14.1f} {row.measured_us:14.1f} {err:>9}")
+    print(f"MAPE over operator types: {pct(cal.mape)}; time-weighted: {pct(cal.weighted_mape)}")
+    print(f"compute-class total error: {pct(cal.compute_error)}; step error: {pct(cal.step_error)}")
+    for row in cal.by_category.itertuples(index=False):
+        print(f"{row.category}: predicted {row.predicted_us:,.1f} µs, measured {row.measured_us:,.1f} µs, "
+              f"error {pct(row.error)}, factor ×{row.factor:.3g}")
+    for note in cal.notes:
+        print(f"note: {note}")
+    if saved:
+        print(f"saved {len(cal.factors(''))} factor(s) for {cal.source_id} → {cal.target_id} ({cal.basis}) to "
+              f"{saved}: later predictions of this pair use and name them (--no-calibration ignores them)")
+    elif cal.factors(""):
+        print("add --save-calibration to keep these factors for later predictions of this pair")
+    return EXIT_OK
+
+
 def cmd_predict(args: argparse.Namespace) -> int:
     """``mfu predict``."""
     catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
@@ -107,27 +161,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
         if args.calibrate:
             if result is None:
                 raise _Usage("argument --calibrate: calibration needs the profiles, not a summary")
-            if not args.target:
-                raise _Usage("argument --target: required with --calibrate")
-            try:
-                target = catalog.find(args.target)
-            except UnknownChipError as exc:
-                raise _Usage(f"argument --target: {exc}") from None
-            measured = _load(args, [args.calibrate], catalog)
-            cal = calibrate(rank_inputs(result), rank_inputs(measured), source, target, rules, args.assume_cpu)
-            if args.json:
-                print(json.dumps(stamped(cal.to_json()), ensure_ascii=False))
-            else:
-                print(f"calibration: {cal.source} → {cal.target}")
-                print(f"{'type':<34} {'predicted µs':>14} {'measured µs':>14} {'error':>9}")
-                for row in cal.by_type.itertuples(index=False):
-                    err = f"{row.error * 100:+.1f} %" if row.error == row.error else "–"
-                    print(f"{row.type[:34]:<34} {row.predicted_us:14.1f} {row.measured_us:14.1f} {err:>9}")
-                print(f"MAPE over operator types: {pct(cal.mape)}; time-weighted: {pct(cal.weighted_mape)}")
-                print(f"compute-class total error: {pct(cal.compute_error)}; step error: {pct(cal.step_error)}")
-                for note in cal.notes:
-                    print(f"note: {note}")
-            return EXIT_OK
+            return _run_calibration(args, result, source, rules, catalog)
         names = [n.strip() for n in (args.targets or "").split(",") if n.strip()]
         try:
             targets = list(catalog.chips) if names == ["all"] else resolve_targets(catalog, names)
@@ -138,7 +172,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
                 forbid_inside(args.out, paths)
             except ExportError as exc:
                 raise _Usage(f"argument --out: {exc}") from None
-        prediction = predict(inputs, source, targets, rules, args.assume_cpu, keep_details=bool(args.out))
+        prediction = predict(inputs, source, targets, rules, args.assume_cpu, keep_details=bool(args.out),
+                             basis=_basis(args))
         if summary is not None:
             prediction.warnings[0:0] = [*summary.folder_document()["warnings"],
                                         *(["per-kernel detail needs the profiles: a summary carries kernel groups "

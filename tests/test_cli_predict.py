@@ -135,3 +135,32 @@ def test_written_rules_file_is_the_rules_input(capsys, profile, tmp_path):
     default_rel = json.loads(out_default)["targets"][0]["relative_performance"]
     edited_rel = json.loads(out_edited)["targets"][0]["relative_performance"]
     assert edited_rel < default_rel  # switching the ×1.2 MatMul rule off makes the 950DT slower
+
+
+def test_basis_and_saved_calibration(capsys, profile, tmp_path, monkeypatch):
+    """--basis achievable states its basis; --save-calibration keeps per-category factors that later runs name."""
+    monkeypatch.setenv("MFU_DESKTOP_DATA_DIR", str(tmp_path / "data"))
+    target = "NVIDIA A100 SXM 40GB"
+    code, out, _ = run(capsys, "predict", profile, "--source", "910B", "--targets", target, "--basis", "achievable",
+                       "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["basis"] == "achievable" and "achievable" in data["targets"][0]["basis"]
+    # the profile "measured" on the target is the profile itself: the factors undo the ratios
+    code, out, _ = run(capsys, "predict", profile, "--source", "910B", "--calibrate", profile, "--target", target,
+                       "--save-calibration")
+    assert code == 0 and "saved" in out and "factor ×" in out
+    saved = (tmp_path / "data" / "calibration.csv").read_text(encoding="utf-8")
+    assert saved.startswith("source,target,basis,category,factor,fitted_on") and "matmul" in saved
+    code, out, _ = run(capsys, "predict", profile, "--source", "910B", "--targets", target, "--json")
+    t = json.loads(out)["targets"][0]
+    assert any(r.startswith("calibration matmul ×") for r in t["rules"])
+    assert t["relative_performance"] == pytest.approx(1.0, rel=1e-6)
+    code, out, _ = run(capsys, "predict", profile, "--source", "910B", "--targets", target, "--json",
+                       "--no-calibration")
+    t = json.loads(out)["targets"][0]
+    assert not any(r.startswith("calibration") for r in t["rules"]) and t["relative_performance"] != \
+        pytest.approx(1.0, rel=1e-3)
+    with pytest.raises(SystemExit) as exc:
+        main(["predict", str(profile), "--basis", "peak"])
+    assert exc.value.code == 2 and "argument --basis: invalid choice: 'peak'" in capsys.readouterr().err

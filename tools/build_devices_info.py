@@ -35,6 +35,9 @@ COLUMNS = [
     "cube_bf16_tflops", "cube_fp8_tflops", "cube_int8_tflops", "cube_hf32_tflops",
     "interconnect_direction", "host_cpu", "ai_core_count", "cube_freq_mhz", "aliases",
     "alternatives", "confidence", "source",
+    # the achievable basis (validation.md §1)
+    "mamf_fp16_tflops", "mamf_bf16_tflops", "mamf_fp32_tflops", "mamf_fp8_tflops", "achievable_hbm_gbs",
+    "achievable_source", "achievable_date",
 ]
 
 # (AI cores, cube MHz) from the CANN platform configs (chips.md b.4). The seed alias rows
@@ -88,6 +91,52 @@ ALTERNATIVES = {
 }
 
 
+_MLE = "stas00/ml-engineering@744d01e compute/accelerator/README.md (MAMF table, own best shape, mean of 100 runs)"
+_FLAGPERF = "FlagOpen/FlagPerf@1b5a030 base/benchmarks/computation-* (M=N=K=8192, 8-card mean)"
+_LIMULIDAE = "gameofdimension/limulidae@27a8db0 README.md"
+_EXP = "HBM = 2 x the torch.exp fp32 rate counted on input bytes (read + write)"
+#: Compiled into the catalog on this date from ../shared/spec/validation.md (the commit pins the data).
+_DATE = "2026-08"
+
+# Achievable basis per catalog row (validation.md §1); a value is a measurement, never a guess.
+ACHIEVABLE: dict[str, dict[str, object]] = {
+    "Ascend 910B": {"mamf_bf16_tflops": 304.277, "mamf_fp16_tflops": 313.182, "mamf_fp32_tflops": 82.92,
+                    "achievable_hbm_gbs": 1284,
+                    "achievable_source": f"MAMF: {_FLAGPERF}, Atlas 800T A2 (SKU not stated); HBM: {_LIMULIDAE}, "
+                                         f"{_EXP}"},
+    "Ascend 910B2": {"mamf_bf16_tflops": 304.277, "mamf_fp16_tflops": 313.182, "mamf_fp32_tflops": 82.92,
+                     "achievable_hbm_gbs": 1284,
+                     "achievable_source": f"MAMF: {_FLAGPERF}, Atlas 800T A2 (SKU not stated); HBM: {_LIMULIDAE}, "
+                                          f"{_EXP}"},
+    "A100 SXM 40GB": {"mamf_bf16_tflops": 259.2, "mamf_fp16_tflops": 251.5, "mamf_fp32_tflops": 19.05,
+                      "achievable_hbm_gbs": 1328.25, "achievable_source": f"{_FLAGPERF}, A100-40GB SXM (TF32 off)"},
+    "A100 SXM 80GB": {"mamf_bf16_tflops": 271.2, "achievable_source": f"{_MLE}, A100 SXM"},
+    "A100 PCIe 80GB": {"mamf_bf16_tflops": 252.9, "achievable_source": f"{_MLE}, A100 PCIe"},
+    "A800 SXM 80GB": {"mamf_bf16_tflops": 286, "mamf_fp32_tflops": 19, "achievable_hbm_gbs": 1768,
+                      "achievable_source": f"{_LIMULIDAE}, A800; HBM: {_EXP}"},
+    "H100 SXM": {"mamf_bf16_tflops": 794.5, "mamf_fp8_tflops": 1402.6, "achievable_source": _MLE},
+    "H200": {"mamf_bf16_tflops": 794.5, "mamf_fp8_tflops": 1453.4,
+             "achievable_source": f"{_MLE} (BF16: H100 SXM and H200 the same)"},
+    "B200": {"mamf_bf16_tflops": 1745.0, "achievable_source": _MLE},
+    "B300": {"mamf_bf16_tflops": 1769.0, "achievable_source": _MLE},
+    "GB200": {"mamf_bf16_tflops": 1822.0, "achievable_source": _MLE},
+    "MI300X": {"mamf_bf16_tflops": 668.4, "achievable_source": _MLE},
+    "MI325X": {"mamf_bf16_tflops": 784.9, "achievable_source": _MLE},
+    "MI355X": {"mamf_bf16_tflops": 1565.0, "achievable_source": _MLE},
+    "Gaudi2": {"mamf_bf16_tflops": 418.7, "achievable_source": _MLE},
+    "Gaudi3": {"mamf_bf16_tflops": 1243.0, "achievable_source": _MLE},
+}
+
+
+def _achievable(model: str) -> dict[str, str]:
+    """The achievable-basis cells of one row (blank when nothing was measured)."""
+    values = ACHIEVABLE.get(model, {})
+    cells = {c: ("" if values.get(c) is None else f"{values[c]:g}" if not isinstance(values[c], str) else values[c])
+             for c in COLUMNS[COLUMNS.index("mamf_fp16_tflops"):]}
+    cells["achievable_date"] = _DATE if values else ""
+    return cells
+
+
 def _fmt(value: str) -> str:
     return value.strip()
 
@@ -125,6 +174,7 @@ def build() -> list[dict[str, str]]:
                 "alternatives": ALTERNATIVES.get(model, ""),
                 "confidence": _fmt(src["confidence"]),
                 "source": _fmt(src["source"]),
+                **_achievable(model),
             })
     return rows
 

@@ -13,7 +13,10 @@ import numpy as np
 import pandas as pd
 
 from mfu_desktop.core.chips import Chip
+from mfu_desktop.core.op_category import CATEGORIES, category_of
 from mfu_desktop.core.predict import DEFAULT_RULES, RankInput, Rule, group_ratios, kernel_inputs, predict
+from mfu_desktop.core.predict_basis import ADVERTISED, Basis, SavedFactor
+from mfu_desktop.core.predict_kernels import group_predictions
 from mfu_desktop.core.steps import captured_steps
 
 
@@ -39,6 +42,16 @@ class Calibration:
     step_error: float | None
     unmatched: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: category, predicted_us, measured_us, error, factor (measured / predicted) — over the matched types.
+    by_category: pd.DataFrame = field(default_factory=pd.DataFrame)
+    basis: str = ADVERTISED
+    source_id: str = ""
+    target_id: str = ""
+
+    def factors(self, fitted_on: str) -> list[SavedFactor]:
+        """The per-category factors to save (categories with a positive prediction and measurement)."""
+        return [SavedFactor(self.source_id, self.target_id, self.basis, r.category, float(r.factor), fitted_on)
+                for r in self.by_category.itertuples(index=False) if np.isfinite(r.factor) and r.factor > 0]
 
     def to_json(self) -> dict[str, object]:
         """JSON for ``mfu predict --calibrate``."""
@@ -51,7 +64,10 @@ class Calibration:
             "step_error": num(self.step_error),
             "by_type": [{"type": r.type, "predicted_us": float(r.predicted_us), "measured_us": float(r.measured_us),
                          "error": num(r.error)} for r in self.by_type.itertuples(index=False)],
-            "unmatched": self.unmatched, "notes": self.notes,
+            "unmatched": self.unmatched, "notes": self.notes, "basis": self.basis,
+            "by_category": [{"category": r.category, "predicted_us": float(r.predicted_us),
+                             "measured_us": float(r.measured_us), "error": num(r.error), "factor": num(r.factor)}
+                            for r in self.by_category.itertuples(index=False)],
         }
 
 
@@ -71,14 +87,30 @@ def _per_rank_type_times(ranks: list[RankInput]) -> pd.Series:
     return joined.groupby("type")["duration_us"].sum() / len(ranks)
 
 
+def _by_category(table: pd.DataFrame) -> pd.DataFrame:
+    """Matched types summed per category (op_category), with error and factor = measured / predicted."""
+    if table.empty:
+        return pd.DataFrame(columns=["category", "predicted_us", "measured_us", "error", "factor"])
+    cats = table.assign(category=[category_of(t) for t in table["type"]]).groupby("category", sort=False)[
+        ["predicted_us", "measured_us"]].sum()
+    cats = cats.reindex([c for c in CATEGORIES if c in cats.index]).reset_index()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cats["error"] = (cats["predicted_us"] - cats["measured_us"]) / cats["measured_us"]
+        cats["factor"] = cats["measured_us"] / cats["predicted_us"]
+    return cats
+
+
 def calibrate(source_ranks: list[RankInput], measured_ranks: list[RankInput], source: Chip, target: Chip,
-              rules: list[Rule] | None = None, default_cpu: float | None = None) -> Calibration:
+              rules: list[Rule] | None = None, default_cpu: float | None = None,
+              basis: str = ADVERTISED) -> Calibration:
     """Predict ``source_ranks`` (run on ``source``) on ``target`` and compare with ``measured_ranks``.
 
     Times are per step and per rank (mean over each rank's steps, then over ranks), so profiles
-    with different step and rank counts compare.
+    with different step and rank counts compare. The prediction uses ``basis`` without any saved
+    calibration, so the factors it fits measure the model itself.
     """
     notes: list[str] = []
+    model = Basis(basis)
     rules = list(DEFAULT_RULES if rules is None else rules)
     predicted_by_type: dict[str, float] = {}
     for r in source_ranks:
@@ -86,10 +118,9 @@ def calibrate(source_ranks: list[RankInput], measured_ranks: list[RankInput], so
         if inputs.frame.empty:
             continue
         steps = captured_steps(r.trace, r.kernels).count
-        ratios = group_ratios(inputs.groups, source, target, rules)
         g = inputs.groups
-        pred = (ratios.compute_ratio * (g["compute_weighted_us"] + g["fallback_compute_us"]).to_numpy()
-                + ratios.memory_ratio * (g["memory_weighted_us"] + g["fallback_memory_us"]).to_numpy())
+        pred, ok = group_predictions(g, group_ratios(g, source, target, rules, basis=model))
+        pred = np.where(ok, pred, np.nan)
         for op_type, value in zip(g["type"].astype(str), pred):
             predicted_by_type[op_type] = predicted_by_type.get(op_type, 0.0) + float(value) / steps
     predicted = pd.Series(predicted_by_type, dtype=float) / max(len(source_ranks), 1)
@@ -110,7 +141,7 @@ def calibrate(source_ranks: list[RankInput], measured_ranks: list[RankInput], so
     total_pred, total_meas = float(valid["predicted_us"].sum()), float(valid["measured_us"].sum())
     compute_error = (total_pred - total_meas) / total_meas if total_meas > 0 else None
     step_error = None
-    prediction = predict(source_ranks, source, [target], rules, default_cpu)
+    prediction = predict(source_ranks, source, [target], rules, default_cpu, basis=model)
     predicted_step = prediction.targets[0].predicted_step_us
     measured_steps = [r.trace.frame["step_time_us"].dropna().mean() for r in measured_ranks
                       if r.trace is not None and not r.trace.empty and r.trace.frame["step_time_us"].notna().any()]
@@ -123,4 +154,4 @@ def calibrate(source_ranks: list[RankInput], measured_ranks: list[RankInput], so
         notes.extend(prediction.targets[0].notes)
     table = table.sort_values("measured_us", ascending=False).reset_index(drop=True)
     return Calibration(source.display_name, target.display_name, table, mape, weighted, compute_error, step_error,
-                       unmatched, notes)
+                       unmatched, notes, _by_category(valid), basis, source.identifier, target.identifier)

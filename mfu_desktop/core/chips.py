@@ -29,11 +29,18 @@ NUMERIC_COLUMNS = (
     "cube_fp32_tflops", "cube_hf32_tflops", "vector_fp16_tflops", "vector_fp32_tflops",
     "hbm_bandwidth_gbs", "memory_gb", "interconnect_bandwidth", "tdp_w", "cpu",
     "ai_core_count", "cube_freq_mhz",
+    # the achievable basis (validation.md §1): measured, not advertised; blank = not measured
+    "mamf_fp16_tflops", "mamf_bf16_tflops", "mamf_fp32_tflops", "mamf_fp8_tflops", "achievable_hbm_gbs",
 )
 TEXT_COLUMNS = (
     "vendor", "model", "architecture_type", "notes", "interconnect_direction", "host_cpu",
-    "aliases", "alternatives", "confidence", "source",
+    "aliases", "alternatives", "confidence", "source", "achievable_source", "achievable_date",
 )
+#: Achievable matmul throughput (MAMF) columns by compute precision.
+MAMF_COLUMNS = {"fp16": "mamf_fp16_tflops", "bf16": "mamf_bf16_tflops", "fp32": "mamf_fp32_tflops",
+                "fp8": "mamf_fp8_tflops"}
+#: Achievable HBM bandwidth column.
+ACHIEVABLE_BW_COLUMN = "achievable_hbm_gbs"
 
 #: Column spellings of other layouts → product column.
 _COLUMN_ALIASES = {
@@ -59,6 +66,11 @@ COLUMN_LABELS = {
     "tdp_w": "Power (W)",
     "ai_core_count": "AI cores / SMs",
     "cube_freq_mhz": "Cube clock (MHz)",
+    "mamf_fp16_tflops": "Achievable matmul FP16 (MAMF)",
+    "mamf_bf16_tflops": "Achievable matmul BF16 (MAMF)",
+    "mamf_fp32_tflops": "Achievable matmul FP32 (MAMF)",
+    "mamf_fp8_tflops": "Achievable matmul FP8 (MAMF)",
+    "achievable_hbm_gbs": "Achievable HBM bandwidth (GB/s)",
 }
 
 #: What the source codes of the catalog stand for (shared/spec/chips.md, section g, has the full references).

@@ -89,6 +89,11 @@ def user_catalog_path() -> Path:
     return user_data_dir() / "devices_info.csv"
 
 
+def user_calibration_path() -> Path:
+    """The user's saved calibration factors (per chip pair and category), beside the user catalog."""
+    return user_data_dir() / "calibration.csv"
+
+
 _UMASK_LOCK = threading.Lock()
 
 

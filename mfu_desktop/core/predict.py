@@ -24,6 +24,7 @@ import pandas as pd
 
 from mfu_desktop.core.chips import Chip, ChipCatalog
 from mfu_desktop.core.options import DEFAULT_SOURCE
+from mfu_desktop.core.predict_basis import Basis
 from mfu_desktop.core.predict_kernels import (
     CLASSES,
     OTHER_PRECISION,
@@ -129,6 +130,17 @@ class TargetResult:
     notes: list[str]
     unpredictable_reasons: dict[str, float]
     fallback_time_share: float
+    #: Measured time of the predictable kernels by the basis of their ratios (per step, mean per rank).
+    basis_us: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def basis_text(self) -> str:
+        """The basis of this target's ratios with the share of time on each: "compute achievable, … (92 %)"."""
+        total = sum(self.basis_us.values())
+        if total <= 0:
+            return ""
+        parts = sorted(self.basis_us.items(), key=lambda kv: -kv[1])
+        return "; ".join(f"{name} ({us / total * 100:.3g} %)" for name, us in parts)
 
     # --- compute ------------------------------------------------------------------------------
     @property
@@ -309,6 +321,7 @@ class Prediction:
     measured: SourceStep = field(default_factory=lambda: SourceStep({}))
     steps: dict[int, int] = field(default_factory=dict)
     assumed_cpu: float | None = None
+    basis: Basis = field(default_factory=Basis)
 
     def to_json(self) -> dict[str, object]:
         """The ``mfu predict --json`` object (schema 2; contract in the user guide)."""
@@ -338,17 +351,20 @@ def _excluded_per_step(inputs: dict[int, KernelInputs], steps: dict[int, int]) -
 def _predict_target(ranks: list[RankInput], inputs: dict[int, KernelInputs], steps: dict[int, int],
                     measured: dict[int, MeasuredStep | None], source: Chip, target: Chip, rules: list[Rule],
                     default_cpu: float | None, keep_details: bool,
-                    details: dict[tuple[int, str], pd.DataFrame]) -> TargetResult:
+                    details: dict[tuple[int, str], pd.DataFrame], basis: Basis) -> TargetResult:
     notes: list[str] = []
     reasons: dict[str, float] = {}
+    by_basis: dict[str, float] = {}
     rule_names: set[str] = set()
     fallback = all_compute = 0.0
     out: list[RankPrediction] = []
     memo: dict = {}  # ratios per (unit, precision, type), shared by the ranks
     for r in ranks:
         n = steps[r.rank]
-        tk = predict_kernels(inputs[r.rank], source, target, rules) if keep_details else \
-            target_totals(inputs[r.rank], source, target, rules, memo)
+        tk = predict_kernels(inputs[r.rank], source, target, rules, basis) if keep_details else \
+            target_totals(inputs[r.rank], source, target, rules, memo, basis)
+        for name, us in tk.basis_us.items():
+            by_basis[name] = by_basis.get(name, 0.0) + us / n / len(ranks)
         rule_names.update(tk.rules)
         notes.extend(tk.flags)
         for reason, us in tk.unpredictable_by_reason.items():
@@ -363,7 +379,7 @@ def _predict_target(ranks: list[RankInput], inputs: dict[int, KernelInputs], ste
         if keep_details and tk.frame is not None and not tk.frame.empty:
             details[(r.rank, target.display_name)] = tk.frame
     result = TargetResult(target.display_name, target, out, sorted(rule_names), [], reasons,
-                          fallback / all_compute if all_compute > 0 else 0.0)
+                          fallback / all_compute if all_compute > 0 else 0.0, by_basis)
     if result.partial:
         kept = "; the rest is kept at its measured time in the step" if result.stepped else ""
         result.notes.append(f"{result.partial_reason}; the speed-up covers the other "
@@ -379,7 +395,7 @@ def _predict_target(ranks: list[RankInput], inputs: dict[int, KernelInputs], ste
 
 
 def predict(ranks: list[RankInput], source: Chip, targets: list[Chip], rules: list[Rule] | None = None,
-            default_cpu: float | None = None, keep_details: bool = False) -> Prediction:
+            default_cpu: float | None = None, keep_details: bool = False, basis: Basis | None = None) -> Prediction:
     """Predict every rank on every target (prediction.md §2–§5).
 
     Args:
@@ -389,8 +405,11 @@ def predict(ranks: list[RankInput], source: Chip, targets: list[Chip], rules: li
         rules: Architecture rules (default: :data:`DEFAULT_RULES`).
         default_cpu: CPU coefficient assumed for chips without one (``None``: their step is not predicted).
         keep_details: Keep the per-kernel frames (for the detail CSV and the GUI table).
+        basis: Advertised peaks (default) or achievable values, and saved calibration factors
+            (:mod:`~mfu_desktop.core.predict_basis`).
     """
     rules = list(DEFAULT_RULES if rules is None else rules)
+    basis = basis or Basis()
     warnings: list[str] = []
     inputs = {r.rank: r.prepared.inputs if r.prepared else kernel_inputs(r.kernels) for r in ranks}
     steps = {r.rank: r.prepared.steps if r.prepared else captured_steps(r.trace, r.kernels).count for r in ranks}
@@ -407,10 +426,10 @@ def predict(ranks: list[RankInput], source: Chip, targets: list[Chip], rules: li
                         "'Ascend 910C die …' for per-rank comparisons")
     details: dict[tuple[int, str], pd.DataFrame] = {}
     results = [_predict_target(ranks, inputs, steps, measured, source, target, rules, default_cpu, keep_details,
-                               details) for target in targets]
+                               details, basis) for target in targets]
     source_step = SourceStep({rank: m for rank, m in measured.items() if m is not None})
     return Prediction(source, [r.rank for r in ranks], baseline, results, excluded, warnings, rules, details, inputs,
-                      source_step, steps, default_cpu)
+                      source_step, steps, default_cpu, basis)
 
 
 def resolve_targets(catalog: ChipCatalog, names: list[str] | None) -> list[Chip]:

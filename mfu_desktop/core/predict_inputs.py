@@ -24,7 +24,9 @@ def rank_inputs(result: FolderAnalysis) -> list[RankInput]:
             if prepared is not None:
                 out.append(RankInput(r.rank, None, prepared=prepared))
         elif r.data.kernels is not None:
-            out.append(RankInput(r.rank, r.data.kernels, r.data.step_trace, r.data.comm))
+            # the annotated kernels carry the roofline bound that splits kernels without pipe times
+            kernels = r.kernels if r.kernels is not None and len(r.kernels) == len(r.data.kernels) else r.data.kernels
+            out.append(RankInput(r.rank, kernels, r.data.step_trace, r.data.comm))
     return out
 
 

@@ -25,6 +25,15 @@ from mfu_desktop.core.classify import CLASSES as KERNEL_CLASSES
 from mfu_desktop.core.classify import COMPUTE_CLASSES, KernelClass, class_codes, excluded_label
 from mfu_desktop.core.dtypes import ComputeDtype, compute_dtype, first_input_dtype
 from mfu_desktop.core.grouping import categorical, codes_of, counts, group_ids, lookup, sums
+from mfu_desktop.core.op_category import category_of
+from mfu_desktop.core.predict_basis import (
+    ACHIEVABLE,
+    ADVERTISED,
+    Basis,
+    achievable_bandwidths,
+    achievable_peaks,
+    basis_label,
+)
 from mfu_desktop.core.predict_rules import Rule, bandwidth, efficiency
 from mfu_desktop.core.profiler import columns as C
 
@@ -183,12 +192,16 @@ def _fallback_sides(kernels: pd.DataFrame, rows: np.ndarray, fallback: np.ndarra
                     is_vec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Which kernels without pipe times scale with the bandwidth ratio, and which were decided by the roofline.
 
-    A kernel whose bytes (and FLOPs) are known has a roofline bound (mfu.md §6): memory-bound →
-    the bandwidth ratio, compute-bound → the peak ratio. Without bytes, its class decides
-    (vector → bandwidth, cube/mix → peak), as the seed's model did.
+    A vector kernel whose bytes (and FLOPs) are known has a roofline bound (mfu.md §6):
+    memory-bound → the bandwidth ratio, compute-bound → the vector peak ratio. Cube and mix
+    kernels keep their class (the cube peak ratio) whatever their bound: on the public H100 →
+    MI300X pair, scaling memory-bound GEMMs by bandwidth made the matmul error worse (MAPE
+    12.9 % vs 9.6 %, docs/accuracy.md) — small GEMMs run far below both roofs, at the matrix
+    engine's own efficiency. Without bytes, the class decides (vector → bandwidth), as the
+    seed's model did.
     """
     bound = kernels["bound"].cat.codes.to_numpy()[rows] if "bound" in kernels.columns else np.full(len(rows), -1)
-    by_roofline = fallback & (bound >= 0)
+    by_roofline = fallback & (bound >= 0) & is_vec
     by_memory = np.where(by_roofline, bound == 1, is_vec)
     return by_memory, by_roofline
 
@@ -227,65 +240,110 @@ def _peak_column(unit: str, precision: str, chip: Chip) -> tuple[str, str | None
 
 @dataclass
 class GroupRatios:
-    """Compute ratio per group, memory ratio, rules and reasons for one (source, target) pair."""
+    """Compute ratio per group, memory ratio, rules and reasons for one (source, target) pair.
+
+    Attributes:
+        compute_ratio: Per group: source peak / target peak (NaN: unknown).
+        memory_ratio: Source bandwidth / target bandwidth.
+        reasons: Per group: why a ratio is unknown ("" when known).
+        rules: Per group: the rules and calibration factors that touched it ("; "-joined).
+        flags: Caveats about columns that fell back.
+        factor: Per group: the saved calibration factor applied to its predicted time (1: none).
+        basis: Per group: the basis its ratios are on (``compute achievable, bandwidth advertised``).
+    """
 
     compute_ratio: np.ndarray
     memory_ratio: float
     reasons: list[str]
     rules: list[str]
     flags: list[str]
+    factor: np.ndarray | None = None
+    basis: list[str] = field(default_factory=list)
 
 
-def group_ratios(groups: pd.DataFrame, source: Chip, target: Chip, rules: list[Rule],
-                 memo: dict | None = None) -> GroupRatios:
-    """Per (unit, precision, type): compute_ratio = effective source peak / effective target peak.
-
-    ``memo`` (one dict per source, target and rules) remembers each key's ratio across ranks: the
-    ranks of a cluster share their kernel types.
-    """
-    flags: set[str] = set()
+def _memory_ratio(source: Chip, target: Chip, rules: list[Rule],
+                  basis: Basis) -> tuple[float, str, list[str], str]:
+    """Memory ratio, the reason it is unknown, the bandwidth rules used, and its basis."""
+    if basis.name == ACHIEVABLE and (measured := achievable_bandwidths(source, target)) is not None:
+        return measured.source / measured.target, "", [], ACHIEVABLE
     s_bw, s_bw_rules = bandwidth(source, target, rules, source.value("hbm_bandwidth_gbs"))
     t_bw, t_bw_rules = bandwidth(target, source, rules, target.value("hbm_bandwidth_gbs"))
     bw_rules = [f"{r} (source)" for r in s_bw_rules] + [f"{r} (target)" for r in t_bw_rules]
-    memory_ratio = s_bw / t_bw if s_bw and t_bw else float("nan")
-    memory_reason = "" if s_bw and t_bw else \
-        f"HBM bandwidth not published for {source.display_name if not s_bw else target.display_name}"
-    ratios, reasons, labels = [], [], []
+    if s_bw and t_bw:
+        return s_bw / t_bw, "", bw_rules, ADVERTISED
+    who = source if not s_bw else target
+    return float("nan"), f"HBM bandwidth not published for {who.display_name}", bw_rules, ADVERTISED
+
+
+def _group_ratio(unit: str, precision: str, op_type: str, source: Chip, target: Chip, rules: list[Rule],
+                 basis: Basis) -> tuple[float, str, list[str], list[str], str]:
+    """One (unit, precision, type) key: compute ratio, reason, rule names, flags and compute basis."""
+    names: list[str] = []
+    s_fac = t_fac = 1.0
+    if unit == "cube":  # architecture efficiency rules act on the cube peak
+        s_fac, s_names = efficiency(source, op_type, rules)
+        t_fac, t_names = efficiency(target, op_type, rules)
+        names = [f"{n} (source)" for n in s_names] + [f"{n} (target)" for n in t_names]
+    measured = achievable_peaks(unit, precision, source, target) if basis.name == ACHIEVABLE else None
+    if measured is not None:
+        return (measured.source * s_fac) / (measured.target * t_fac), "", names, [], ACHIEVABLE
+    s_col, s_flag = _peak_column(unit, precision, source)
+    t_col, t_flag = _peak_column(unit, precision, target)
+    key_flags = [f for f in (s_flag, t_flag) if f]
+    s_val, t_val = source.value(s_col), target.value(t_col)
+    if s_val is None or t_val is None:
+        who = source if s_val is None else target
+        return float("nan"), f"{s_col if s_val is None else t_col} not published for {who.display_name}", names, \
+            key_flags, ADVERTISED
+    return (s_val * s_fac) / (t_val * t_fac), "", names, key_flags, ADVERTISED
+
+
+def group_ratios(groups: pd.DataFrame, source: Chip, target: Chip, rules: list[Rule],
+                 memo: dict | None = None, basis: Basis | None = None) -> GroupRatios:
+    """Per (unit, precision, type): compute_ratio = effective source peak / effective target peak.
+
+    Args:
+        groups: :attr:`KernelInputs.groups`.
+        source: The chip that ran the profile.
+        target: The chip predicted.
+        rules: Architecture rules.
+        memo: One dict per source, target, rules and basis: remembers each key's ratio across
+            ranks (the ranks of a cluster share their kernel types).
+        basis: Advertised (default) or achievable values, and the saved calibration factors.
+    """
+    basis = basis or Basis()
+    flags: set[str] = set()
+    memory_ratio, memory_reason, bw_rules, memory_basis = _memory_ratio(source, target, rules, basis)
+    saved = basis.factors_for(source, target)
+    ratios, reasons, labels, factors, bases = [], [], [], [], []
     # a group whose time is all predicted by bandwidth needs no peak: its peak caveats do not apply
-    needs_peak = (groups["compute_weighted_us"].to_numpy() + groups["fallback_compute_us"].to_numpy()) > 0
-    for unit, precision, op_type, needed in zip(groups["unit"].tolist(), groups["precision"].tolist(),
-                                                 groups["type"].tolist(), needs_peak.tolist()):
+    compute_us = groups["compute_weighted_us"].to_numpy() + groups["fallback_compute_us"].to_numpy()
+    memory_us = groups["memory_weighted_us"].to_numpy() + groups["fallback_memory_us"].to_numpy()
+    for unit, precision, op_type, c_us, m_us in zip(groups["unit"].tolist(), groups["precision"].tolist(),
+                                                     groups["type"].tolist(), compute_us.tolist(), memory_us.tolist()):
         key = (unit, precision, op_type)
-        if memo is not None and key in memo:
-            ratio, reason, label, key_flags = memo[key]
-            ratios.append(ratio)
-            reasons.append(reason)
-            labels.append(label)
-            if needed:
-                flags.update(key_flags)
-            continue
-        s_col, s_flag = _peak_column(unit, precision, source)
-        t_col, t_flag = _peak_column(unit, precision, target)
-        if needed:
-            flags.update(f for f in (s_flag, t_flag) if f)
-        s_val, t_val = source.value(s_col), target.value(t_col)
-        names = []
-        s_fac = t_fac = 1.0
-        if unit == "cube":  # architecture efficiency rules act on the cube peak
-            s_fac, s_names = efficiency(source, str(op_type), rules)
-            t_fac, t_names = efficiency(target, str(op_type), rules)
-            names = [f"{n} (source)" for n in s_names] + [f"{n} (target)" for n in t_names]
-        labels.append("; ".join(names + bw_rules))
-        if s_val is None or t_val is None:
-            ratios.append(float("nan"))
-            who = source if s_val is None else target
-            reasons.append(f"{s_col if s_val is None else t_col} not published for {who.display_name}")
+        if memo is None or key not in memo:
+            ratio, reason, names, key_flags, compute_basis = _group_ratio(unit, precision, str(op_type), source,
+                                                                          target, rules, basis)
+            cal = saved.get(category_of(str(op_type)))
+            if cal is not None:
+                names = [*names, f"calibration {cal.category} ×{cal.factor:.3g} ({cal.fitted_on})"]
+            value = (ratio, reason or (memory_reason if np.isfinite(ratio) else reason),
+                     "; ".join(names + bw_rules), key_flags, cal.factor if cal else 1.0, compute_basis)
+            if memo is not None:
+                memo[key] = value
         else:
-            ratios.append((s_val * s_fac) / (t_val * t_fac))
-            reasons.append(memory_reason)
-        if memo is not None:
-            memo[key] = (ratios[-1], reasons[-1], labels[-1], [f for f in (s_flag, t_flag) if f])
-    return GroupRatios(np.array(ratios, dtype=np.float64), memory_ratio, reasons, labels, sorted(flags))
+            value = memo[key]
+        ratio, reason, label, key_flags, factor, compute_basis = value
+        if c_us > 0:
+            flags.update(key_flags)
+        ratios.append(ratio)
+        reasons.append(reason)
+        labels.append(label)
+        factors.append(factor)
+        bases.append(basis_label(compute_basis if c_us > 0 else None, memory_basis if m_us > 0 else None))
+    return GroupRatios(np.array(ratios, dtype=np.float64), memory_ratio, reasons, labels, sorted(flags),
+                       np.array(factors, dtype=np.float64), bases)
 
 
 @dataclass
@@ -301,32 +359,45 @@ class TargetKernels:
     flags: list[str]
     unpredictable_by_reason: dict[str, float] = field(default_factory=dict)
     frame: pd.DataFrame | None = None
+    #: Measured time of the predictable kernels by the basis of their ratios.
+    basis_us: dict[str, float] = field(default_factory=dict)
+
+
+def group_predictions(groups: pd.DataFrame, ratios: GroupRatios) -> tuple[np.ndarray, np.ndarray]:
+    """Predicted time per group and whether it is predictable.
+
+    A group is predictable when every ratio its kernels use is known; a ratio it does not use
+    may be unknown (a vector kernel predicted by bandwidth needs no vector peak).
+    """
+    compute_us = groups["compute_weighted_us"].to_numpy() + groups["fallback_compute_us"].to_numpy()
+    memory_us = groups["memory_weighted_us"].to_numpy() + groups["fallback_memory_us"].to_numpy()
+    cr, mr = ratios.compute_ratio, ratios.memory_ratio
+    needs_cr, needs_mr = compute_us > 0, memory_us > 0
+    with np.errstate(invalid="ignore"):
+        predicted = np.where(needs_cr, cr * compute_us, 0.0) + np.where(needs_mr, mr * memory_us, 0.0)
+    if ratios.factor is not None:
+        predicted = predicted * ratios.factor
+    ok = (~needs_cr | np.isfinite(cr)) & (~needs_mr | np.isfinite(mr))
+    return predicted, ok
 
 
 def target_totals(inputs: KernelInputs, source: Chip, target: Chip, rules: list[Rule],
-                  memo: dict | None = None) -> TargetKernels:
+                  memo: dict | None = None, basis: Basis | None = None) -> TargetKernels:
     """Totals for one target from the group sums: O(groups), whatever the kernel count."""
     g = inputs.groups
     if g.empty:
         return TargetKernels(target.display_name, 0.0, 0.0, 0.0, 0.0, [], [])
-    r = group_ratios(g, source, target, rules, memo)
-    cr = r.compute_ratio
-    mr = r.memory_ratio
-    compute_us = g["compute_weighted_us"].to_numpy() + g["fallback_compute_us"].to_numpy()
-    memory_us = g["memory_weighted_us"].to_numpy() + g["fallback_memory_us"].to_numpy()
-    # A group is predictable when every ratio its kernels use is known (a ratio it does not use may be
-    # unknown: a vector kernel predicted by bandwidth needs no vector peak).
-    needs_cr = compute_us > 0
-    needs_mr = memory_us > 0
-    with np.errstate(invalid="ignore"):
-        predicted_g = np.where(needs_cr, cr * compute_us, 0.0) + np.where(needs_mr, mr * memory_us, 0.0)
-    ok = (~needs_cr | np.isfinite(cr)) & (~needs_mr | np.isfinite(mr))
+    r = group_ratios(g, source, target, rules, memo, basis)
+    predicted_g, ok = group_predictions(g, r)
     dur = g["duration_us"].to_numpy()
     by_reason: dict[str, float] = {}
     for i in np.flatnonzero(~ok):
         reason = r.reasons[i] or (f"HBM bandwidth not published for {target.display_name}")
         by_reason[reason] = by_reason.get(reason, 0.0) + float(dur[i])
     used = sorted({name for i in np.flatnonzero(ok & (dur > 0)) for name in r.rules[i].split("; ") if name})
+    by_basis: dict[str, float] = {}
+    for i in np.flatnonzero(ok):
+        by_basis[r.basis[i]] = by_basis.get(r.basis[i], 0.0) + float(dur[i])
     return TargetKernels(
         device=target.display_name,
         predicted_us=float(np.where(ok, predicted_g, 0.0).sum()),
@@ -336,16 +407,18 @@ def target_totals(inputs: KernelInputs, source: Chip, target: Chip, rules: list[
         rules=used,
         flags=r.flags,
         unpredictable_by_reason=by_reason,
+        basis_us=by_basis,
     )
 
 
-def predict_kernels(inputs: KernelInputs, source: Chip, target: Chip, rules: list[Rule]) -> TargetKernels:
+def predict_kernels(inputs: KernelInputs, source: Chip, target: Chip, rules: list[Rule],
+                    basis: Basis | None = None) -> TargetKernels:
     """Per-kernel prediction for one target (the detail table): ratios, scale, predicted duration, rules."""
-    totals = target_totals(inputs, source, target, rules)
+    totals = target_totals(inputs, source, target, rules, basis=basis)
     f = inputs.frame
     if f.empty:
         return totals
-    r = group_ratios(inputs.groups, source, target, rules)
+    r = group_ratios(inputs.groups, source, target, rules, basis=basis)
     group = f["group"].to_numpy()
     compute_ratio = r.compute_ratio[group]
     memory_ratio = np.full(len(f), r.memory_ratio)
@@ -356,12 +429,15 @@ def predict_kernels(inputs: KernelInputs, source: Chip, target: Chip, rules: lis
     with np.errstate(divide="ignore", invalid="ignore"):
         scale = np.where(fallback, np.where(f["fallback_memory"].to_numpy(), memory_ratio, compute_ratio),
                          (compute * compute_ratio + memory * memory_ratio) / pipe)
+    if r.factor is not None:
+        scale = scale * r.factor[group]
     predictable = np.isfinite(scale)
     totals.frame = pd.DataFrame({
         "compute_ratio": compute_ratio, "memory_ratio": memory_ratio, "scale": scale,
         "predicted_us": np.where(predictable, f["duration_us"].to_numpy() * scale, np.nan),
         "fallback": f["fallback"].array,
         "rules": categorical(r.rules, group),
+        "basis": categorical(r.basis, group),
         "reason": categorical([x or "ratio unknown" for x in r.reasons], np.where(predictable, -1, group)),
     }, copy=False)
     return totals

@@ -32,7 +32,7 @@ ROW_COLUMNS = (
     "measured_step_us", "predicted_step_us", "step_relative_performance", "readme_formula_relative_performance",
     "computing_us", "comm_not_overlapped_us", "transfer_us", "wait_us", "free_us",
     "slowest_rank", "slowest_step_us", "slowest_computing_us", "slowest_transfer_us", "slowest_wait_us",
-    "slowest_free_us", "fallback_time_share", "step_not_predicted", "rules",
+    "slowest_free_us", "fallback_time_share", "step_not_predicted", "rules", "basis",
 )
 
 
@@ -69,6 +69,7 @@ def _source_row(p: Prediction) -> dict[str, object]:
         "slowest_wait_us": slowest.wait_us if slowest and len(m.ranks) > 1 else None,
         "slowest_free_us": slowest.free_us if slowest and len(m.ranks) > 1 else None,
         "fallback_time_share": 0.0, "step_not_predicted": "" if m.ranks else "no step trace", "rules": "",
+        "basis": "measured",
     }
 
 
@@ -100,6 +101,7 @@ def _target_row(t: TargetResult) -> dict[str, object]:
         "slowest_free_us": s.step.predicted_free_us if several and stepped else None,
         "fallback_time_share": t.fallback_time_share, "step_not_predicted": t.step_not_predicted,
         "rules": "; ".join(t.rules),
+        "basis": t.basis_text,
     }
 
 
@@ -147,6 +149,7 @@ def prediction_json(p: Prediction) -> dict[str, object]:
     return {
         "schema": JSON_SCHEMA,
         "convention": PER_STEP_CONVENTION,
+        "basis": p.basis.name,
         "source": p.source.display_name,
         "ranks": p.ranks,
         "steps": {str(k): v for k, v in p.steps.items()},
@@ -259,6 +262,8 @@ def target_lines(p: Prediction, lang: str = "en") -> list[str]:
                            f"{row['slowest_free_us']:,.1f})")
             else:
                 out.append(f"   slowest rank {row['slowest_rank']} (longest predicted compute)")
+        if t.basis_text:
+            out.append(f"   basis: {t.basis_text}")
         if t.rules:
             out.append(f"   rules: {', '.join(t.rules)}")
         if t.fallback_time_share:
@@ -276,7 +281,7 @@ def target_lines(p: Prediction, lang: str = "en") -> list[str]:
 
 DETAIL_COLUMNS = ("rank", "device", "name", "type", "accelerator_core", "class", "precision", "peak_unit",
                   "duration_us", "compute_us", "memory_us", "compute_ratio", "memory_ratio", "scale", "predicted_us",
-                  "fallback", "rules", "reason")
+                  "fallback", "rules", "basis", "reason")
 #: Decimal places of the detail file's numbers (0.001 µs; no float32 artefacts such as 31.96299934387207).
 DETAIL_DECIMALS = 3
 
@@ -326,7 +331,7 @@ def detail_frame(p: Prediction) -> pd.DataFrame:
                               ("predicted_us", DETAIL_DECIMALS)):
             columns[col] = np.round(np.concatenate([f[col].to_numpy(dtype=np.float64) for _, f in targets]), decimals)
         columns["fallback"] = np.concatenate([f["fallback"].to_numpy() for _, f in targets])
-        for col in ("rules", "reason"):
+        for col in ("rules", "basis", "reason"):
             columns[col] = _stacked([f[col].array for _, f in targets])
         frames.append(pd.DataFrame(columns, copy=False))
     if not frames:

@@ -26,11 +26,13 @@ CATALOG_COLUMNS: tuple[str, ...] = (
     "vector_fp32_tflops", "hbm_bandwidth_gbs", "memory_gb", "tdp_w", "notes", "interconnect_bandwidth", "cpu",
     "cube_bf16_tflops", "cube_fp8_tflops", "cube_int8_tflops", "cube_hf32_tflops", "interconnect_direction",
     "host_cpu", "ai_core_count", "cube_freq_mhz", "aliases", "alternatives", "confidence", "source",
+    "mamf_fp16_tflops", "mamf_bf16_tflops", "mamf_fp32_tflops", "mamf_fp8_tflops", "achievable_hbm_gbs",
+    "achievable_source", "achievable_date",
 )
 assert set(CATALOG_COLUMNS) == set(NUMERIC_COLUMNS) | set(TEXT_COLUMNS)
 
 #: The peak columns; a row needs at least one to be useful for MFU.
-PEAK_COLUMNS = tuple(c for c in NUMERIC_COLUMNS if c.endswith("_tflops"))
+PEAK_COLUMNS = tuple(c for c in NUMERIC_COLUMNS if c.endswith("_tflops") and not c.startswith("mamf_"))
 
 
 def _number_text(value: float | None) -> str:

@@ -1,0 +1,121 @@
+"""The basis of the prediction's ratios: advertised peaks, or what each chip was measured to reach.
+
+prediction.md §2 scales a kernel by ``source_peak / target_peak`` and ``source_bw / target_bw``.
+On the **advertised** basis those are the catalog's peaks, which assumes both chips reach the
+same fraction of their peak. On the **achievable** basis they are the measured maximum
+achievable matmul FLOP/s (MAMF, per precision) and the measured HBM bandwidth (validation.md
+§1), so a kernel keeps its fraction of what each chip can really reach::
+
+    compute_ratio = achievable_src / achievable_tgt      # cube kernels, when both chips have a MAMF
+    memory_ratio  = achievable_bw_src / achievable_bw_tgt  # when both chips have a measured bandwidth
+
+A measured value is used only when *both* chips have one for that quantity; otherwise the
+advertised values are used and the row says so. Vector peaks have no achievable counterpart
+(MAMF measures matmuls): vector compute stays advertised.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mfu_desktop.core.chips import ACHIEVABLE_BW_COLUMN, MAMF_COLUMNS, Chip
+
+#: The bases the prediction offers.
+BASES = ("advertised", "achievable")
+ADVERTISED, ACHIEVABLE = BASES
+
+
+def check_basis(name: str) -> str:
+    """``name`` when it is a basis; raises ``ValueError`` naming the known ones otherwise."""
+    if name not in BASES:
+        raise ValueError(f"basis {name!r} is not one of {', '.join(BASES)}")
+    return name
+
+
+@dataclass(frozen=True)
+class BasisValue:
+    """A pair of values the ratio is made of, and which basis they are on.
+
+    Attributes:
+        source: The source chip's value (``None``: not published).
+        target: The target chip's value.
+        basis: ``advertised`` or ``achievable``.
+        column: The catalog column(s) read (``mamf_bf16_tflops`` …).
+    """
+
+    source: float | None
+    target: float | None
+    basis: str
+    column: str
+
+
+def achievable_peaks(unit: str, precision: str, source: Chip, target: Chip) -> BasisValue | None:
+    """Both chips' measured matmul throughput for a cube kernel of ``precision``, or ``None``.
+
+    ``None`` when the unit is not the cube, the precision has no MAMF column, or either chip has
+    no measurement: the caller then uses the advertised peaks.
+    """
+    column = MAMF_COLUMNS.get(precision) if unit == "cube" else None
+    if column is None:
+        return None
+    s, t = source.value(column), target.value(column)
+    if s is None or t is None:
+        return None
+    return BasisValue(s, t, ACHIEVABLE, column)
+
+
+def achievable_bandwidths(source: Chip, target: Chip) -> BasisValue | None:
+    """Both chips' measured HBM bandwidth, or ``None`` when either has none."""
+    s, t = source.value(ACHIEVABLE_BW_COLUMN), target.value(ACHIEVABLE_BW_COLUMN)
+    if s is None or t is None:
+        return None
+    return BasisValue(s, t, ACHIEVABLE, ACHIEVABLE_BW_COLUMN)
+
+
+def basis_label(compute: str | None, memory: str | None) -> str:
+    """One row's basis in words: ``compute achievable, bandwidth advertised``."""
+    parts = []
+    if compute:
+        parts.append(f"compute {compute}")
+    if memory:
+        parts.append(f"bandwidth {memory}")
+    return ", ".join(parts) or ADVERTISED
+
+
+@dataclass(frozen=True)
+class SavedFactor:
+    """A user calibration: predicted time × ``factor`` for one operator category on one chip pair.
+
+    Attributes:
+        source: Source chip identifier.
+        target: Target chip identifier.
+        basis: The basis the factor was fitted on (a factor only applies on its own basis).
+        category: ``matmul``, ``attention`` or ``element-wise`` (:func:`~mfu_desktop.core.op_category.category_of`).
+        factor: measured / predicted time on the profiles it was fitted on.
+        fitted_on: What it was fitted on (the two profiles) and when.
+    """
+
+    source: str
+    target: str
+    basis: str
+    category: str
+    factor: float
+    fitted_on: str = ""
+
+
+@dataclass(frozen=True)
+class Basis:
+    """How the ratios are made: the basis and the user's saved calibration factors.
+
+    Attributes:
+        name: ``advertised`` or ``achievable``.
+        factors: Saved calibrations; those of the (source, target, basis) being predicted apply.
+    """
+
+    name: str = ADVERTISED
+    factors: tuple[SavedFactor, ...] = ()
+
+    def factors_for(self, source: Chip, target: Chip) -> dict[str, SavedFactor]:
+        """The saved factors of one chip pair on this basis, by category."""
+        return {f.category: f for f in self.factors
+                if f.source == source.identifier and f.target == target.identifier and f.basis == self.name}

@@ -1,0 +1,228 @@
+"""The achievable basis, saved calibrations and the accuracy report (issue 13; validation.md).
+
+Hand-computed values cite the validation.md row they use.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mfu_desktop.core.accuracy import (
+    accuracy_table,
+    category_mape,
+    error_text,
+    held_out,
+    pair_errors,
+    predict_measurement,
+    read_measurements,
+)
+from mfu_desktop.core.calibrate import calibrate
+from mfu_desktop.core.calibration_store import read_factors, save_factors
+from mfu_desktop.core.chips import ChipCatalog
+from mfu_desktop.core.op_category import category_of
+from mfu_desktop.core.predict import DEFAULT_RULES, RankInput, kernel_inputs, predict, predict_kernels, target_totals
+from mfu_desktop.core.predict_basis import ACHIEVABLE, ADVERTISED, Basis, SavedFactor, check_basis
+from mfu_desktop.core.profiler import columns as C
+from tests.conftest import requires_samples
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return ChipCatalog.load(include_user=False)
+
+
+def _kernels(rows: list[tuple[str, str, float, str]]) -> pd.DataFrame:
+    """(core, type, duration, dtype) rows without pipe times (GPU-trace-like)."""
+    frame = pd.DataFrame({C.NAME: [f"k{i}" for i in range(len(rows))], C.OP_TYPE: [r[1] for r in rows],
+                          C.CORE_TYPE: [r[0] for r in rows], C.DURATION_US: [r[2] for r in rows],
+                          C.INPUT_DTYPES: [r[3] for r in rows]})
+    for col in (C.NAME, C.OP_TYPE, C.CORE_TYPE, C.INPUT_DTYPES):
+        frame[col] = frame[col].astype("category")
+    return frame
+
+
+# --- the achievable basis --------------------------------------------------------------------------
+
+
+def test_catalog_carries_the_measured_values_with_source_and_date(catalog):
+    """validation.md §1: MAMF table (stas00) and FlagPerf rows; blank stays unknown."""
+    h100, mi300x = catalog.find("NVIDIA H100 SXM"), catalog.find("AMD MI300X")
+    assert h100.value("mamf_bf16_tflops") == 794.5 and h100.value("mamf_fp8_tflops") == 1402.6
+    assert mi300x.value("mamf_bf16_tflops") == 668.4
+    a100 = catalog.find("NVIDIA A100 SXM 40GB")
+    assert (a100.value("mamf_bf16_tflops"), a100.value("mamf_fp32_tflops"), a100.value("achievable_hbm_gbs")) == \
+        (259.2, 19.05, 1328.25)
+    ascend = catalog.find("Huawei Ascend 910B")
+    assert ascend.value("mamf_bf16_tflops") == 304.277 and ascend.value("achievable_hbm_gbs") == 2 * 642
+    for chip in (h100, mi300x, a100, ascend):
+        assert "@" in chip.text["achievable_source"] and chip.text["achievable_date"]
+    # never guessed: no public measurement of the H100's achievable HBM, nor of the H100 PCIe at all
+    assert h100.value("achievable_hbm_gbs") is None
+    assert catalog.find("NVIDIA H100 PCIe").value("mamf_bf16_tflops") is None
+
+
+def test_achievable_ratios_by_hand(catalog):
+    """compute_ratio = MAMF_src / MAMF_tgt; memory_ratio = achievable BW_src / achievable BW_tgt."""
+    src, tgt = catalog.find("Huawei Ascend 910B"), catalog.find("NVIDIA A100 SXM 40GB")
+    frame = _kernels([("AI_CORE", "MatMulV2", 100.0, "DT_BF16"), ("AI_VECTOR_CORE", "Add", 50.0, "DT_BF16"),
+                      ("AI_CORE", "MatMulV2", 10.0, "FLOAT")])
+    inp = kernel_inputs(frame)
+    ach = predict_kernels(inp, src, tgt, list(DEFAULT_RULES), Basis(ACHIEVABLE))
+    adv = predict_kernels(inp, src, tgt, list(DEFAULT_RULES), Basis(ADVERTISED))
+    assert ach.frame["scale"].tolist() == pytest.approx([304.277 / 259.2, 1284 / 1328.25, 82.92 / 19.05])
+    assert adv.frame["scale"].tolist() == pytest.approx([353.9 / 312, 1600 / 1555, 88.5 / 19.5])
+    assert ach.predicted_us == pytest.approx(100 * 304.277 / 259.2 + 50 * 1284 / 1328.25 + 10 * 82.92 / 19.05)
+    assert ach.frame["basis"].tolist() == ["compute achievable", "bandwidth achievable", "compute achievable"]
+    assert set(adv.frame["basis"]) == {"compute advertised", "bandwidth advertised"}
+
+
+def test_achievable_falls_back_per_quantity_and_says_so(catalog):
+    """H100 → MI300X: both have a BF16 MAMF, neither a measured bandwidth; FP16 has no MAMF for either."""
+    src, tgt = catalog.find("NVIDIA H100 SXM"), catalog.find("AMD MI300X")
+    frame = _kernels([("AI_CORE", "MatMul", 100.0, "DT_BF16"), ("AI_CORE", "MatMul", 40.0, "FLOAT16"),
+                      ("AI_VECTOR_CORE", "Add", 50.0, "DT_BF16")])
+    tk = predict_kernels(kernel_inputs(frame), src, tgt, list(DEFAULT_RULES), Basis(ACHIEVABLE))
+    assert tk.frame["scale"].tolist() == pytest.approx([794.5 / 668.4, 989.4 / 1307.4, 3350 / 5300])
+    assert tk.frame["basis"].tolist() == ["compute achievable", "compute advertised", "bandwidth advertised"]
+    totals = target_totals(kernel_inputs(frame), src, tgt, list(DEFAULT_RULES), basis=Basis(ACHIEVABLE))
+    assert totals.basis_us == pytest.approx({"compute achievable": 100.0, "compute advertised": 40.0,
+                                             "bandwidth advertised": 50.0})
+
+
+def test_prediction_states_its_basis(catalog):
+    src, tgt = catalog.find("NVIDIA H100 SXM"), catalog.find("AMD MI300X")
+    frame = _kernels([("AI_CORE", "MatMul", 75.0, "DT_BF16"), ("AI_VECTOR_CORE", "Add", 25.0, "DT_BF16")])
+    p = predict([RankInput(0, frame)], src, [tgt], basis=Basis(ACHIEVABLE))
+    t = p.targets[0]
+    assert t.basis_text == "compute achievable (75 %); bandwidth advertised (25 %)"
+    assert t.predicted_compute_us == pytest.approx(75 * 794.5 / 668.4 + 25 * 3350 / 5300)
+    doc = p.to_json()
+    assert doc["basis"] == "achievable" and doc["targets"][0]["basis"] == t.basis_text
+    with pytest.raises(ValueError, match="advertised, achievable"):
+        check_basis("measured")
+
+
+# --- saved calibrations ----------------------------------------------------------------------------
+
+
+def test_op_categories():
+    assert [category_of(t) for t in ("MatMulV2", "aten::addmm", "Conv2D", "FlashAttentionScoreGrad",
+                                     "aten::_scaled_dot_product_flash_attention", "RmsNorm", "Add", "Cast")] == \
+        ["matmul", "matmul", "matmul", "attention", "attention", "element-wise", "element-wise", "element-wise"]
+
+
+def test_saved_factor_applies_to_its_pair_and_basis_only_and_is_named(catalog):
+    src, tgt, other = catalog.find("NVIDIA H100 SXM"), catalog.find("AMD MI300X"), catalog.find("NVIDIA H200")
+    factor = SavedFactor(src.identifier, tgt.identifier, ADVERTISED, "matmul", 1.5, "a vs b, 2026-11-30")
+    frame = _kernels([("AI_CORE", "MatMul", 100.0, "DT_BF16"), ("AI_VECTOR_CORE", "Add", 50.0, "DT_BF16")])
+    inp = kernel_inputs(frame)
+    tk = predict_kernels(inp, src, tgt, list(DEFAULT_RULES), Basis(ADVERTISED, (factor,)))
+    assert tk.frame["predicted_us"].tolist() == pytest.approx([100 * 989.4 / 1307.4 * 1.5, 50 * 3350 / 5300])
+    assert "calibration matmul ×1.5 (a vs b, 2026-11-30)" in tk.rules
+    # another target or the other basis: untouched
+    assert target_totals(inp, src, other, list(DEFAULT_RULES), basis=Basis(ADVERTISED, (factor,))).predicted_us == \
+        pytest.approx(100 * 989.4 / 989.4 + 50 * 3350 / 4800)
+    assert target_totals(inp, src, tgt, list(DEFAULT_RULES), basis=Basis(ACHIEVABLE, (factor,))).predicted_us == \
+        pytest.approx(100 * 794.5 / 668.4 + 50 * 3350 / 5300)
+
+
+def test_calibrate_fits_factors_per_category(catalog):
+    """Measured ÷ predicted (advertised): matmul 120 / (100·989.4/1307.4), element-wise 60 / (50·3350/5300)."""
+    src, tgt = catalog.find("NVIDIA H100 SXM"), catalog.find("AMD MI300X")
+    base = _kernels([("AI_CORE", "MatMul", 100.0, "DT_BF16"), ("AI_VECTOR_CORE", "Add", 50.0, "DT_BF16")])
+    measured = _kernels([("AI_CORE", "MatMul", 120.0, "DT_BF16"), ("AI_VECTOR_CORE", "Add", 60.0, "DT_BF16")])
+    cal = calibrate([RankInput(0, base)], [RankInput(0, measured)], src, tgt)
+    factors = {f.category: f.factor for f in cal.factors("x")}
+    assert factors == pytest.approx({"matmul": 120 / (100 * 989.4 / 1307.4), "element-wise": 60 / (50 * 3350 / 5300)})
+    # with the factors saved, the same prediction hits the measurement
+    p = predict([RankInput(0, base)], src, [tgt], basis=Basis(ADVERTISED, tuple(cal.factors("x"))))
+    assert p.targets[0].predicted_compute_us == pytest.approx(180.0)
+
+
+def test_calibration_store_round_trip_and_bad_rows(tmp_path):
+    path = tmp_path / "calibration.csv"
+    assert read_factors(path) == ((), [])
+    save_factors([SavedFactor("A", "B", ADVERTISED, "matmul", 1.25, "x")], path)
+    save_factors([SavedFactor("A", "B", ADVERTISED, "matmul", 1.5, "y"),
+                  SavedFactor("A", "B", ACHIEVABLE, "attention", 2.0, "y")], path)
+    factors, problems = read_factors(path)
+    assert problems == [] and {(f.basis, f.category, f.factor) for f in factors} == \
+        {(ADVERTISED, "matmul", 1.5), (ACHIEVABLE, "attention", 2.0)}
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("A,B,advertised,matmul,-3,z\nA,B,peak,matmul,1,z\nA,B,advertised,conv,1,z\n")
+    factors, problems = read_factors(path)
+    assert len(factors) == 2 and len(problems) == 3
+    assert "line 4" in problems[0] and "positive" in problems[0] and "basis 'peak'" in problems[1]
+
+
+# --- the accuracy report ---------------------------------------------------------------------------
+
+
+def test_report_rows_by_hand(catalog):
+    """validation.md §1 FlagPerf BF16 row and the §2 pair (stas00 MAMF for the H100 and MI300X)."""
+    rows = {m.id: m for m in read_measurements()}
+    flag = rows["flagperf-gemm-bf16"]
+    f = 2 * 8192 ** 3
+    assert flag.source_compute_us == pytest.approx(f / 304.277e12 * 1e6, rel=1e-6)
+    assert flag.target_us == pytest.approx(f / 259.2e12 * 1e6, rel=1e-6)
+    predicted, used = predict_measurement(flag, catalog, ADVERTISED)
+    assert predicted == pytest.approx(flag.source_compute_us * 353.9 / 312) and used == "compute advertised"
+    # both chips' achievable values come from FlagPerf itself: held out on this row
+    predicted, used = predict_measurement(flag, catalog, ACHIEVABLE)
+    assert used == "compute advertised"
+    assert held_out(catalog.find("Huawei Ascend 910B"), flag.source_ref).value("mamf_bf16_tflops") is None
+    gemm = rows["tracelens-falconsai_nsfw_image_detection-matmul"]
+    predicted, used = predict_measurement(gemm, catalog, ACHIEVABLE)
+    assert used == "compute achievable"
+    assert predicted == pytest.approx(gemm.source_compute_us * 794.5 / 668.4 + gemm.source_memory_us * 3350 / 5300)
+
+
+def test_achievable_is_not_worse_than_advertised_in_any_category(catalog):
+    mape = category_mape(accuracy_table(read_measurements(), catalog)).set_index("category")
+    assert set(mape.index) == {"matmul", "attention", "element-wise", "overall"}
+    assert (mape["achievable_mape"] <= mape["advertised_mape"] + 1e-12).all(), mape
+    assert mape.loc["overall", "rows"] == len(read_measurements()) >= 14
+
+
+def test_pair_errors_quote_the_report(catalog):
+    table = accuracy_table(read_measurements(), catalog)
+    src, tgt = catalog.find("Huawei Ascend 910B2"), catalog.find("NVIDIA H100 SXM")
+    errors = pair_errors(table, src, tgt, ADVERTISED)
+    part = table[(table["pair_class"] == "Huawei → NVIDIA") & (table["category"] == "matmul")]
+    assert errors["matmul"] == pytest.approx(part["advertised_error"].mean()) and "attention" not in errors
+    assert error_text(errors, src, tgt).startswith("measured error on public data (Huawei → NVIDIA): matmul −2 %")
+    assert pair_errors(table, catalog.find("Intel Gaudi2"), tgt, ADVERTISED) == {}
+
+
+def test_accuracy_report_is_up_to_date():
+    """CI regenerates docs/accuracy.md in memory: a stale file (table, catalog or model changed) fails."""
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "accuracy.py"), "--check"], capture_output=True,
+                          text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+
+
+@requires_samples
+def test_tracelens_rows_match_the_traces():
+    """The checked-in TraceLens rows are what the engine derives from the public traces today."""
+    spec = importlib.util.spec_from_file_location("accuracy_tool", ROOT / "tools" / "accuracy.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    derived = {r[0]: r for r in tool.trace_rows()}
+    table = {m.id: m for m in read_measurements() if m.source_ref.startswith("AMD-AGI/TraceLens")}
+    assert set(derived) == set(table) and len(table) == 6
+    for key, m in table.items():
+        values = np.array([m.source_compute_us, m.source_memory_us, m.target_us])
+        assert values == pytest.approx([float(v) for v in derived[key][7:10]], abs=1e-3), key
+    with (ROOT / "resources" / "accuracy_measurements.csv").open(encoding="utf-8") as fh:
+        assert all(math.isfinite(float(r["target_us"])) for r in csv.DictReader(fh))
