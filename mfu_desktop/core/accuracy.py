@@ -161,8 +161,8 @@ def pair_errors(table: pd.DataFrame, source: Chip, target: Chip, basis: str) -> 
 
 
 def error_text(errors: dict[str, float], source: Chip, target: Chip) -> str:
-    """``public data, Huawei → NVIDIA: matmul −4 %, element-wise +8 %`` (empty when nothing was measured)."""
+    """``Huawei → NVIDIA: matmul −2 %, element-wise +8 %`` (empty when nothing was measured)."""
     if not errors:
         return ""
-    items = ", ".join(f"{c} {e * 100:+.0f} %".replace("-", "−") for c, e in errors.items())
-    return f"measured error on public data ({pair_class(source, target)}): {items}"
+    items = ", ".join(f"{c} {f'{e * 100:+.0f}'.replace('-', '−')} %" for c, e in errors.items())
+    return f"{pair_class(source, target)}: {items}"

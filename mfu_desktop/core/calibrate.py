@@ -155,3 +155,21 @@ def calibrate(source_ranks: list[RankInput], measured_ranks: list[RankInput], so
     table = table.sort_values("measured_us", ascending=False).reset_index(drop=True)
     return Calibration(source.display_name, target.display_name, table, mape, weighted, compute_error, step_error,
                        unmatched, notes, _by_category(valid), basis, source.identifier, target.identifier)
+
+
+def calibrate_and_save(source_ranks: list[RankInput], measured_ranks: list[RankInput], source: Chip, target: Chip,
+                       fitted_on: str, path=None) -> tuple[list[Calibration], object]:
+    """Fit the per-category factors of a chip pair on both bases and save them (the Compare tab's button).
+
+    Returns:
+        The calibrations (advertised, achievable) and the file written.
+
+    Raises:
+        ExportError: When the calibration file cannot be written.
+    """
+    from mfu_desktop.core.calibration_store import save_factors
+    from mfu_desktop.core.predict_basis import BASES
+
+    fits = [calibrate(source_ranks, measured_ranks, source, target, basis=name) for name in BASES]
+    written = save_factors([f for cal in fits for f in cal.factors(fitted_on)], path)
+    return fits, written

@@ -234,7 +234,7 @@ def predicted_by_type(base: FolderAnalysis, source: Chip, target: Chip
     """
     from mfu_desktop.core.predict import predict
     from mfu_desktop.core.predict_inputs import rank_inputs
-    from mfu_desktop.core.predict_kernels import group_ratios
+    from mfu_desktop.core.predict_kernels import group_predictions, group_ratios
 
     inputs = rank_inputs(base)
     prediction = predict(inputs, source, [target])
@@ -244,12 +244,8 @@ def predicted_by_type(base: FolderAnalysis, source: Chip, target: Chip
         g = inp.groups
         if g.empty:
             continue
-        r = group_ratios(g, source, target, prediction.rules)
-        compute = g["compute_weighted_us"].to_numpy() + g["fallback_compute_us"].to_numpy()
-        memory = g["memory_weighted_us"].to_numpy() + g["fallback_memory_us"].to_numpy()
-        with np.errstate(invalid="ignore"):
-            new = np.where(compute > 0, r.compute_ratio * compute, 0.0) + np.where(memory > 0, r.memory_ratio * memory,
-                                                                                    0.0)
+        new, ok = group_predictions(g, group_ratios(g, source, target, prediction.rules))
+        new = np.where(ok, new, np.nan)
         for op_type, dur, value in zip(g["type"].tolist(), g["duration_us"].tolist(), new.tolist()):
             if math.isfinite(value):
                 measured[str(op_type)] = measured.get(str(op_type), 0.0) + dur

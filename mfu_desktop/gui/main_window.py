@@ -84,6 +84,8 @@ class MainWindow(QMainWindow):
         self.calculator = CalculatorTab(catalog)
         self.profiler = ProfilerTab(catalog, self.runner)
         self.prediction = PredictionTab(catalog, self.runner)
+        self.prediction.set_basis(settings.prediction_basis)
+        self.prediction.basis_changed.connect(self._remember_basis)
         self.compare = CompareTab(catalog, self.runner)
         self.tabs.addTab(self.calculator, self.tr("Calculator"))
         self.tabs.addTab(self.profiler, self.tr("Profiler"))
@@ -522,6 +524,11 @@ class MainWindow(QMainWindow):
         self.runner.cancel()
         self.runner.wait(wait_ms)
         self.remember_geometry()
+        save_settings(self.settings)
+
+    def _remember_basis(self, basis: str) -> None:
+        """The Prediction tab's basis switch is remembered between runs."""
+        self.settings.prediction_basis = basis
         save_settings(self.settings)
 
     def closeEvent(self, event: QCloseEvent) -> None:

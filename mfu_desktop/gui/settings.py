@@ -37,6 +37,7 @@ class Settings:
         theme: ``system``, ``light`` or ``dark``.
         language: ``system``, ``en`` or ``zh_CN``.
         top_n: Rows in hot-operator charts.
+        prediction_basis: ``advertised`` or ``achievable`` (the Prediction tab's basis switch).
     """
 
     version: int = SETTINGS_VERSION
@@ -50,6 +51,7 @@ class Settings:
     theme: str = "system"
     language: str = "system"
     top_n: int = 15
+    prediction_basis: str = "advertised"
     notice: str = field(default="", compare=False)
     notice_args: dict[str, str] = field(default_factory=dict, compare=False)
 
@@ -59,7 +61,8 @@ class Settings:
 
 
 _CHOICES = {"fa_backward": ("model", "executed"), "mask_convention": ("exact", "seed"),
-            "theme": ("system", "light", "dark"), "language": ("system", "en", "zh_CN")}
+            "theme": ("system", "light", "dark"), "language": ("system", "en", "zh_CN"),
+            "prediction_basis": ("advertised", "achievable")}
 
 
 def settings_path() -> Path:

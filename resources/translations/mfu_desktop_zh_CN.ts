@@ -555,6 +555,22 @@
         <translation>计算类算子；括号内为可预估耗时的占比（仅部分可预估时）</translation>
     </message>
     <message>
+        <source>Basis</source>
+        <translation>换算基准</translation>
+    </message>
+    <message>
+        <source>advertised peaks or measured achievable values, with the share of time predicted on each</source>
+        <translation>标称峰值或实测可达值，以及按各基准预估的时间占比</translation>
+    </message>
+    <message>
+        <source>Error on public data</source>
+        <translation>公开数据误差</translation>
+    </message>
+    <message>
+        <source>mean error the accuracy report measured for this class of chip pair on this basis (docs/accuracy.md); empty: not measured</source>
+        <translation>精度报告在该基准下对这类芯片对测得的平均误差（docs/accuracy.md）；为空表示未测</translation>
+    </message>
+    <message>
         <source>Compute (µs/step)</source>
         <translation>计算 (µs/step)</translation>
     </message>
@@ -1031,6 +1047,14 @@
         <translation>导出…</translation>
     </message>
     <message>
+        <source>Save calibration</source>
+        <translation>保存校准</translation>
+    </message>
+    <message>
+        <source>Chip vs chip: fit measured ÷ predicted per category (matmul, attention, element-wise) on both bases and keep the factors for this chip pair; later predictions use and name them</source>
+        <translation>芯片对比：按类别（矩阵乘、注意力、逐元素）在两种换算基准下拟合 实测 ÷ 预估，并为这对芯片保存系数；之后的预估会使用并注明这些系数</translation>
+    </message>
+    <message>
         <source>Step time (µs per step)</source>
         <translation>step 耗时（每 step，µs）</translation>
     </message>
@@ -1113,6 +1137,22 @@
     <message>
         <source>Compared {0} with {1}</source>
         <translation>已对比 {0} 与 {1}</translation>
+    </message>
+    <message>
+        <source>Saved calibration {0} → {1} ({2}) to {3}</source>
+        <translation>已保存校准 {0} → {1}（{2}）到 {3}</translation>
+    </message>
+    <message>
+        <source>no matched category</source>
+        <translation>没有匹配的类别</translation>
+    </message>
+    <message>
+        <source>Calibration failed: {0}</source>
+        <translation>校准失败：{0}</translation>
+    </message>
+    <message>
+        <source>Saving calibration</source>
+        <translation>正在保存校准</translation>
     </message>
     <message>
         <source>speed-up: {0} → {1} µs ({2:+,.1f})</source>
@@ -1731,8 +1771,24 @@
         <translation>为缺少 cpu 系数的芯片假设的系数（一项假设；命令行为 --assume-cpu）</translation>
     </message>
     <message>
+        <source>Advertised peaks</source>
+        <translation>标称峰值</translation>
+    </message>
+    <message>
+        <source>Achievable (measured)</source>
+        <translation>实测可达</translation>
+    </message>
+    <message>
+        <source>Advertised: ratios of catalog peaks and HBM bandwidths (the original script). Achievable: ratios of measured matmul FLOP/s (MAMF) and HBM bandwidth where both chips have one, advertised otherwise; each row says which (docs/accuracy.md)</source>
+        <translation>标称：按芯片目录中的峰值与 HBM 带宽之比换算（原始脚本的做法）。实测可达：两颗芯片都有实测值时，按实测的矩阵乘可达算力（MAMF）与 HBM 带宽之比换算，否则用标称值；每行注明所用基准（docs/accuracy.md）</translation>
+    </message>
+    <message>
         <source>Source chip</source>
         <translation>基线芯片</translation>
+    </message>
+    <message>
+        <source>Basis</source>
+        <translation>换算基准</translation>
     </message>
     <message>
         <source>Assumed cpu coefficient</source>
@@ -1773,6 +1829,10 @@
     <message>
         <source>Every time is per step (mean over the captured steps) and per rank (mean over ranks).</source>
         <translation>所有耗时均为每 step（采集到的各 step 平均）、每 rank（各 rank 平均）的值。</translation>
+    </message>
+    <message>
+        <source>Basis: {0} — see docs/accuracy.md for the error this model has shown on public measurements</source>
+        <translation>换算基准：{0} —— 该模型在公开实测数据上的误差见 docs/accuracy.md</translation>
     </message>
     <message>
         <source>Excluded from the prediction (per step, mean per rank): {0}</source>

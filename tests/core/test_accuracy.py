@@ -201,7 +201,7 @@ def test_pair_errors_quote_the_report(catalog):
     errors = pair_errors(table, src, tgt, ADVERTISED)
     part = table[(table["pair_class"] == "Huawei → NVIDIA") & (table["category"] == "matmul")]
     assert errors["matmul"] == pytest.approx(part["advertised_error"].mean()) and "attention" not in errors
-    assert error_text(errors, src, tgt).startswith("measured error on public data (Huawei → NVIDIA): matmul −2 %")
+    assert error_text(errors, src, tgt) == "Huawei → NVIDIA: matmul −2 %, element-wise +8 %"
     assert pair_errors(table, catalog.find("Intel Gaudi2"), tgt, ADVERTISED) == {}
 
 

@@ -6,6 +6,7 @@ import csv
 import shutil
 
 import pytest
+from PySide6.QtCore import Qt
 
 from mfu_desktop.core.paths import demo_profile_dir
 from tests.gui.conftest import wait_idle
@@ -52,3 +53,44 @@ def test_compare_tab_shows_what_changed_and_exports(make_window, qtbot, slowed_c
     # never into a profile
     assert tab.export_to(slowed_copy / "inside") == []
     assert "refusing to write into the profiler folder" in tab.info.label.text()
+
+
+def test_chip_vs_chip_saves_a_calibration_that_predictions_name(make_window, qtbot, slowed_copy, tmp_path,
+                                                                 monkeypatch):
+    """Issue 13: the Compare view's chip-vs-chip mode keeps per-category factors for the pair (both bases)."""
+    from dataclasses import replace
+
+    from mfu_desktop.core.calibration_store import read_factors
+
+    monkeypatch.setenv("MFU_DESKTOP_DATA_DIR", str(tmp_path / "data"))
+    window = make_window("--lang", "en", "--demo", "--tab", "compare")
+    wait_idle(qtbot, window)
+    tab = window.compare
+    tab.set_new(slowed_copy)
+    wait_idle(qtbot, window)
+    assert not tab.calibrate_button.isEnabled()  # same chip: nothing to calibrate
+    # NEW treated as measured on an A100 (the demo is synthetic: the chips are named, not detected)
+    tab.comparison = replace(tab.comparison, chips=("Huawei Ascend 910B", "NVIDIA A100 SXM 40GB"))
+    messages: list[str] = []
+    tab.status_message.connect(messages.append)
+    tab.save_calibration()
+    wait_idle(qtbot, window)
+    factors, problems = read_factors(tmp_path / "data" / "calibration.csv")
+    assert problems == [] and {f.basis for f in factors} == {"advertised", "achievable"}
+    matmul = next(f for f in factors if f.basis == "advertised" and f.category == "matmul")
+    assert matmul.source == "Huawei Ascend 910B" and matmul.target == "NVIDIA A100 SXM 40GB"
+    # measured = BASE with MatMulV2 1.5× slower; predicted = BASE × the advertised ratio 353.9/312 (pipe counters
+    # split some time onto the bandwidth ratio, so the factor is near, not exactly, 1.5 × 312/353.9)
+    assert 1.0 < matmul.factor < 1.5 * 1600 / 1555
+    assert any(m.startswith("Saved calibration Huawei Ascend 910B → NVIDIA A100 SXM 40GB (matmul ×") and
+               m.endswith("calibration.csv") for m in messages), messages
+    # the Prediction tab (its next run) names the saved factor for this pair
+    window.tabs.setCurrentWidget(window.prediction)
+    wait_idle(qtbot, window, timeout=120000)
+    for i in range(window.prediction.targets.count()):
+        item = window.prediction.targets.item(i)
+        item.setCheckState(Qt.CheckState.Checked if item.text() == "NVIDIA A100 SXM 40GB" else Qt.CheckState.Unchecked)
+    wait_idle(qtbot, window, timeout=120000)
+    target = window.prediction.prediction.targets[0]
+    assert target.device == "NVIDIA A100 SXM 40GB"
+    assert any(r.startswith("calibration matmul ×") for r in target.rules)

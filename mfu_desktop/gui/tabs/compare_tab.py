@@ -9,6 +9,7 @@ for NEW's chip when the chips differ); the table lists every matched group with 
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pandas as pd
@@ -38,6 +39,7 @@ from mfu_desktop.gui.widgets import Card, InfoBar
 from mfu_desktop.gui.workers import JobRunner
 
 CHANNEL = "compare"
+CALIBRATE_CHANNEL = "compare-calibrate"
 translate = QCoreApplication.translate
 
 
@@ -78,6 +80,7 @@ class CompareTab(QWidget):
         self.base_name = ""
         self.new_path: Path | None = None
         self.comparison: Comparison | None = None
+        self.new: FolderAnalysis | None = None
         self._build()
 
     def _build(self) -> None:
@@ -92,10 +95,17 @@ class CompareTab(QWidget):
         self.export_button = QPushButton(self.tr("Export…"))
         self.export_button.clicked.connect(self.export_dialog)
         self.export_button.setEnabled(False)
+        self.calibrate_button = QPushButton(self.tr("Save calibration"))
+        self.calibrate_button.setToolTip(self.tr(
+            "Chip vs chip: fit measured ÷ predicted per category (matmul, attention, element-wise) on both bases "
+            "and keep the factors for this chip pair; later predictions use and name them"))
+        self.calibrate_button.clicked.connect(self.save_calibration)
+        self.calibrate_button.setEnabled(False)
         bar.addWidget(self.base_label, 1)
         bar.addWidget(self.new_label, 1)
         bar.addWidget(self.choose)
         bar.addWidget(self.export_button)
+        bar.addWidget(self.calibrate_button)
         layout.addLayout(bar)
         cards = QGridLayout()
         self.card_step = Card(self.tr("Step time (µs per step)"))
@@ -175,7 +185,7 @@ class CompareTab(QWidget):
                 new = analyze_paths([path], base.options, catalog, progress)
             if not new.ranks:
                 raise ValueError(sentences(new.warnings[:3]) or f"no profiler rank in {path}")
-            return compare(base, new, catalog, base_label=f"BASE ({base_name})", new_label=f"NEW ({path.name})")
+            return compare(base, new, catalog, base_label=f"BASE ({base_name})", new_label=f"NEW ({path.name})"), new
 
         self.info.hide()
         self.status_message.emit(self.tr("Comparing with {0}…").format(path.name))
@@ -211,12 +221,43 @@ class CompareTab(QWidget):
         self.status_message.emit(self.tr("Exported {0} files to {1}").format(len(written), folder))
         return written
 
-    def _compared(self, comparison: Comparison) -> None:
+    def _compared(self, result: tuple[Comparison, FolderAnalysis]) -> None:
+        comparison, self.new = result
         self.comparison = comparison
         self.export_button.setEnabled(True)
+        self.calibrate_button.setEnabled(comparison.chip_vs_chip and self.new.summary_root is None
+                                         and self.base is not None and self.base.summary_root is None)
         self._show(comparison)
         self.status_message.emit(self.tr("Compared {0} with {1}").format(comparison.base.label, comparison.new.label))
         self.compared.emit(comparison)
+
+    def save_calibration(self) -> None:
+        """Chip vs chip: fit and save the per-category factors of this pair (background)."""
+        from mfu_desktop.core.calibrate import calibrate_and_save
+        from mfu_desktop.core.predict_inputs import rank_inputs
+
+        c, base, new = self.comparison, self.base, self.new
+        if c is None or base is None or new is None or not c.chip_vs_chip:
+            return
+        try:
+            source, target = self.catalog.find(c.chips[0] or ""), self.catalog.find(c.chips[1] or "")
+        except LookupError as exc:
+            self.info.show_message(str(exc))
+            return
+        fitted_on = f"{self.base_name} vs {self.new_path.name if self.new_path else 'NEW'}, {date.today().isoformat()}"
+
+        def job(progress):
+            return calibrate_and_save(rank_inputs(base), rank_inputs(new), source, target, fitted_on)
+
+        def done(result) -> None:
+            fits, path = result
+            factors = ", ".join(f"{r.category} ×{r.factor:.3g}" for r in fits[0].by_category.itertuples(index=False))
+            self.status_message.emit(self.tr("Saved calibration {0} → {1} ({2}) to {3}").format(
+                source.identifier, target.identifier, factors or self.tr("no matched category"), path))
+
+        self.runner.start(CALIBRATE_CHANNEL, job, done,
+                          lambda msg: self.info.show_message(self.tr("Calibration failed: {0}").format(msg)),
+                          label=self.tr("Saving calibration"))
 
     # --- showing ----------------------------------------------------------------------------
 

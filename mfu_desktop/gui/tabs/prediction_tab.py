@@ -26,8 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mfu_desktop.core.accuracy import accuracy_table, error_text, pair_errors, read_measurements
+from mfu_desktop.core.calibration_store import read_factors
 from mfu_desktop.core.chips import ChipCatalog, UnknownChipError
 from mfu_desktop.core.predict import DEFAULT_TARGETS, Prediction, predict, predict_kernels
+from mfu_desktop.core.predict_basis import ACHIEVABLE, ADVERTISED, Basis
 from mfu_desktop.core.predict_inputs import choose_source, rank_inputs
 from mfu_desktop.core.predict_rows import (
     detail_frame,
@@ -65,6 +68,7 @@ class PredictionTab(QWidget):
     """Source chip, target checklist, editable rules, results per chip, charts and per-kernel detail."""
 
     predicted = Signal(object)
+    basis_changed = Signal(str)  # the user switched the basis (the window remembers it)
     status_message = Signal(str)  # about this tab's results: shown while the tab is current
     action_message = Signal(str)  # the outcome of something the user just did (an export): shown at once
 
@@ -104,8 +108,16 @@ class PredictionTab(QWidget):
         self.cpu_note = QLabel("")
         self.cpu_note.setWordWrap(True)
         self.cpu_note.setStyleSheet("font-size: 8pt;")
+        self.basis = QComboBox()
+        self.basis.addItem(self.tr("Advertised peaks"), ADVERTISED)
+        self.basis.addItem(self.tr("Achievable (measured)"), ACHIEVABLE)
+        self.basis.setToolTip(self.tr(
+            "Advertised: ratios of catalog peaks and HBM bandwidths (the original script). Achievable: ratios of "
+            "measured matmul FLOP/s (MAMF) and HBM bandwidth where both chips have one, advertised otherwise; "
+            "each row says which (docs/accuracy.md)"))
         form.addRow(self.tr("Source chip"), self.source)
         form.addRow("", self.source_note)
+        form.addRow(self.tr("Basis"), self.basis)
         form.addRow(self.tr("Assumed cpu coefficient"), self.assume_cpu)
         form.addRow("", self.cpu_note)
         left_layout.addWidget(box)
@@ -194,6 +206,17 @@ class PredictionTab(QWidget):
         self.targets.itemChanged.connect(self._inputs_changed)
         self.source.currentIndexChanged.connect(self._inputs_changed)
         self.assume_cpu.valueChanged.connect(self._inputs_changed)
+        self.basis.currentIndexChanged.connect(self._basis_switched)
+
+    def set_basis(self, name: str) -> None:
+        """Select a basis (``advertised`` or ``achievable``) without announcing it."""
+        self.basis.blockSignals(True)
+        self.basis.setCurrentIndex(max(self.basis.findData(name), 0))
+        self.basis.blockSignals(False)
+
+    def _basis_switched(self, *_args) -> None:
+        self.basis_changed.emit(self.basis.currentData())
+        self._inputs_changed()
 
     def settling(self) -> bool:
         """True while a re-run is scheduled but not started, or results are still being shown."""
@@ -280,12 +303,16 @@ class PredictionTab(QWidget):
         rules = list(self.rules_model.rules)
         cpu = self.assume_cpu.value() or None
         specs = summary_columns()
+        basis_name = self.basis.currentData()
+        catalog = self.catalog
 
         def job(progress):
             # everything but the widgets: the prediction and its tables, on the pool
-            prediction = predict(rank_inputs(analysis), source, targets, rules, cpu)
+            factors, problems = read_factors()
+            prediction = predict(rank_inputs(analysis), source, targets, rules, cpu, basis=Basis(basis_name, factors))
+            prediction.warnings.extend(problems)
             check(progress)
-            rows = display_rows(prediction)
+            rows = display_rows(prediction, public_errors(catalog))
             return prediction, rows, prepare_table(rows, specs), step_breakdown_frame(prediction)
 
         self.runner.start(CHANNEL, job, self._predicted, self._failed, label=self.tr("Predicting"))
@@ -319,7 +346,12 @@ class PredictionTab(QWidget):
         notes = [self.tr("Source: {0} ({1})").format(prediction.source.display_name, self.source_note.text()),
                  self.tr("Every time is per step (mean over the captured steps) and per rank (mean over ranks)."),
                  cpu_note(prediction)]
+        basis = self.basis.currentText()
+        notes.append(self.tr("Basis: {0} — see docs/accuracy.md for the error this model has shown on public "
+                             "measurements").format(basis))
         for t in prediction.targets:
+            if t.basis_text:
+                notes.append(f"{t.device}: {t.basis_text}")
             for note in t.notes:
                 notes.append(f"{t.device}: {note}")
             if t.rules:
@@ -347,13 +379,15 @@ class PredictionTab(QWidget):
         source = self.prediction.source
         rules = list(self.prediction.rules)
         inputs = self.prediction.inputs
+        basis = self.prediction.basis
         self.detail_label.setText(self.tr("Computing the per-kernel prediction on {0}…").format(target.device))
 
         def job(progress):
-            partial = Prediction(source, self.prediction.ranks, 0.0, [], pd.DataFrame(), [], rules, {}, inputs)
+            partial = Prediction(source, self.prediction.ranks, 0.0, [], pd.DataFrame(), [], rules, {}, inputs,
+                                 basis=basis)
             for rank, inp in inputs.items():
                 progress.set_progress(0.5, "")
-                tk = predict_kernels(inp, source, target.chip, rules)
+                tk = predict_kernels(inp, source, target.chip, rules, basis)
                 if tk.frame is not None:
                     partial.details[(rank, target.device)] = tk.frame
             return detail_frame(partial)
@@ -393,9 +427,10 @@ class PredictionTab(QWidget):
         p = self.prediction
         ranks = rank_inputs(self.analysis)
         targets = [t.chip for t in p.targets]
+        cpu = self.assume_cpu.value() or None
 
         def job(progress):
-            full = predict(ranks, p.source, targets, list(p.rules), self.assume_cpu.value() or None, keep_details=True)
+            full = predict(ranks, p.source, targets, list(p.rules), cpu, keep_details=True, basis=p.basis)
             return write_outputs(full, folder)
 
         self.runner.start(
@@ -407,9 +442,26 @@ class PredictionTab(QWidget):
         )
 
 
-def display_rows(prediction: Prediction) -> pd.DataFrame:
-    """The engine's rows (core.predict_rows) plus the one text column the table shows: "1.90× (99.8 %)"."""
+def public_errors(catalog: ChipCatalog) -> pd.DataFrame | None:
+    """The accuracy report's rows (docs/accuracy.md) for this catalog; ``None`` when the table cannot be read."""
+    try:
+        return accuracy_table(read_measurements(), catalog)
+    except (OSError, ValueError, LookupError):
+        return None
+
+
+def display_rows(prediction: Prediction, errors: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The engine's rows (core.predict_rows) plus the text columns the table shows.
+
+    ``compute_x`` ("1.90× (99.8 %)") and ``public_error``: the error the accuracy report measured
+    for this chip pair's class on the prediction's basis ("matmul −2 %, element-wise +8 %").
+    """
     rows = prediction_rows(prediction)
+    texts = [""]
+    for t in prediction.targets:
+        measured = pair_errors(errors, prediction.source, t.chip, prediction.basis.name) if errors is not None else {}
+        texts.append(error_text(measured, prediction.source, t.chip))
+    rows["public_error"] = texts
     rows["compute_x"] = [relative_text(v, bool(p), s) for v, p, s in
                          zip(rows["relative_performance"], rows["partial"], rows["predicted_share"])]
     rows["slowest"] = [f"{int(r)}" if pd.notna(r) else "" for r in rows["slowest_rank"]]
@@ -456,6 +508,12 @@ def summary_columns() -> list[ColumnSpec]:
             translate("Columns", "compute-class kernels; (share) when only part of their time is predictable"),
             cell_tooltip="partial_reason",
         ),
+        ColumnSpec("basis", translate("Columns", "Basis"), None,
+                   translate("Columns", "advertised peaks or measured achievable values, with the share of time "
+                                        "predicted on each")),
+        ColumnSpec("public_error", translate("Columns", "Error on public data"), None,
+                   translate("Columns", "mean error the accuracy report measured for this class of chip pair on "
+                                        "this basis (docs/accuracy.md); empty: not measured")),
         ColumnSpec(
             "step_relative_performance",
             translate("Columns", "Step ×"),
@@ -509,6 +567,7 @@ def detail_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
         "predicted_us": translate("Columns", "Predicted (µs)"),
         "fallback": translate("Columns", "Fallback"),
         "rules": translate("Columns", "Rules"),
+        "basis": translate("Columns", "Basis"),
         "reason": translate("Columns", "Reason"),
     }
     us = {"duration_us", "compute_us", "memory_us", "predicted_us"}
