@@ -226,3 +226,14 @@ def test_tracelens_rows_match_the_traces():
         assert values == pytest.approx([float(v) for v in derived[key][7:10]], abs=1e-3), key
     with (ROOT / "resources" / "accuracy_measurements.csv").open(encoding="utf-8") as fh:
         assert all(math.isfinite(float(r["target_us"])) for r in csv.DictReader(fh))
+
+
+def test_the_original_scripts_catalog_gives_the_original_model():
+    """--catalog <the seed's devices_info.csv>: its rows carry no measured values, so even --basis achievable
+    scales those chips by advertised peaks, as the original script did."""
+    seed = ChipCatalog.load(include_user=False, extra_files=[ROOT / "tests" / "data" / "seed_devices_info.csv"])
+    src, tgt = seed.find("Huawei Ascend 910B"), seed.find("NVIDIA H200")
+    frame = _kernels([("AI_CORE", "MatMul", 100.0, "DT_BF16")])
+    tk = predict_kernels(kernel_inputs(frame), src, tgt, list(DEFAULT_RULES), Basis(ACHIEVABLE))
+    assert tk.frame["basis"].tolist() == ["compute advertised"]
+    assert tk.frame["scale"].iloc[0] == pytest.approx(354 / tgt.value("cube_fp16_tflops"))
