@@ -135,7 +135,7 @@ class TargetResult:
 
     @property
     def basis_text(self) -> str:
-        """The basis of this target's ratios with the share of time on each: "compute achievable, … (92 %)"."""
+        """The basis of this target's ratios with the share of time on each: "achievable (92 %); advertised (8 %)"."""
         total = sum(self.basis_us.values())
         if total <= 0:
             return ""

@@ -73,13 +73,22 @@ def achievable_bandwidths(source: Chip, target: Chip) -> BasisValue | None:
 
 
 def basis_label(compute: str | None, memory: str | None) -> str:
-    """One row's basis in words: ``compute achievable, bandwidth advertised``."""
-    parts = []
-    if compute:
-        parts.append(f"compute {compute}")
-    if memory:
-        parts.append(f"bandwidth {memory}")
-    return ", ".join(parts) or ADVERTISED
+    """One kernel's basis in one word where it can: ``advertised``, ``achievable``, or the achievable quantity.
+
+    Args:
+        compute: Basis of the compute ratio when the kernel uses it (else ``None``).
+        memory: Basis of the memory ratio when the kernel uses it (else ``None``).
+
+    Returns:
+        ``advertised`` or ``achievable`` when every ratio it uses is on that basis;
+        ``compute achievable`` / ``bandwidth achievable`` when only that one is.
+    """
+    used = [b for b in (compute, memory) if b]
+    if not used or all(b == ADVERTISED for b in used):
+        return ADVERTISED
+    if all(b == ACHIEVABLE for b in used):
+        return ACHIEVABLE
+    return "compute achievable" if compute == ACHIEVABLE else "bandwidth achievable"
 
 
 @dataclass(frozen=True)

@@ -249,7 +249,7 @@ class GroupRatios:
         rules: Per group: the rules and calibration factors that touched it ("; "-joined).
         flags: Caveats about columns that fell back.
         factor: Per group: the saved calibration factor applied to its predicted time (1: none).
-        basis: Per group: the basis its ratios are on (``compute achievable, bandwidth advertised``).
+        basis: Per group: the basis its ratios are on (:func:`~mfu_desktop.core.predict_basis.basis_label`).
     """
 
     compute_ratio: np.ndarray
