@@ -70,9 +70,15 @@ def _families(types: pd.Series | np.ndarray) -> np.ndarray:
 
 
 def _sizes(time_us: np.ndarray) -> np.ndarray:
-    """Marker sizes 5–22 px by the square root of time (area ∝ time)."""
+    """Marker sizes 5–22 px by the square root of time (area ∝ time), in whole pixels.
+
+    Whole pixels keep pyqtgraph's symbol atlas to ≤ 18 sizes per colour: continuous sizes made it
+    render one symbol per point on the GUI thread (a 300–900 ms stall for thousands of points).
+    """
     top = float(np.nanmax(time_us)) if len(time_us) else 0.0
-    return 5.0 + 17.0 * np.sqrt(np.clip(time_us, 0.0, None) / top) if top > 0 else np.full(len(time_us), 6.0)
+    if top <= 0:
+        return np.full(len(time_us), 6.0)
+    return np.round(5.0 + 17.0 * np.sqrt(np.clip(time_us, 0.0, None) / top))
 
 
 def _points(x: np.ndarray, y: np.ndarray, time_us: np.ndarray, types: pd.Series, rows: np.ndarray,
@@ -245,7 +251,10 @@ class RooflineChart(QWidget):
             self.caption.setText(view.caption if view is not None else "")
             return
         self.page.show_plot()
-        colors = [pg.mkBrush(*FAMILY_COLORS[i % len(FAMILY_COLORS)], 170) for i in points.family]
+        # one brush per family, shared by its points: pyqtgraph renders one atlas symbol per distinct
+        # (size, brush), so a new brush per point meant one rendered symbol per point on the GUI thread
+        brushes = [pg.mkBrush(*FAMILY_COLORS[i % len(FAMILY_COLORS)], 170) for i in range(len(FAMILY_COLORS))]
+        colors = [brushes[i % len(brushes)] for i in points.family.tolist()]
         self.scatter.setData(x=points.x, y=points.y, size=points.size, brush=colors, data=points.data)
         for i in sorted(set(points.family.tolist())):
             sample = pg.ScatterPlotItem(size=9, pen=None, brush=pg.mkBrush(*FAMILY_COLORS[i % len(FAMILY_COLORS)]))
