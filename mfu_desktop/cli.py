@@ -328,7 +328,7 @@ def cmd_chips(args: argparse.Namespace) -> int:
             chips = [catalog.find(args.name)]
         except UnknownChipError as exc:
             raise UsageError(f"argument NAME: {exc}") from None
-    from mfu_desktop.core.chips import COLUMN_LABELS, NUMERIC_COLUMNS
+    from mfu_desktop.core.chips import ACHIEVABLE_COLUMNS, COLUMN_LABELS, NUMERIC_COLUMNS
 
     if args.json:
         out = []
@@ -339,7 +339,8 @@ def cmd_chips(args: argparse.Namespace) -> int:
                 "model": chip.model,
                 "architecture": chip.architecture,
                 "values": {
-                    col: {"value": chip.value(col), "source": chip.source, "confidence": chip.confidence}
+                    col: {"value": chip.value(col), "source": chip.value_source(col),
+                          "confidence": None if col in ACHIEVABLE_COLUMNS else chip.confidence}
                     for col in NUMERIC_COLUMNS
                 },
                 "aliases": list(chip.aliases),

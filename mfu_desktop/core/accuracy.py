@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.chips import ACHIEVABLE_BW_COLUMN, MAMF_COLUMNS, Chip, ChipCatalog
+from mfu_desktop.core.chips import ACHIEVABLE_COLUMNS, Chip, ChipCatalog
 from mfu_desktop.core.op_category import CATEGORIES
 from mfu_desktop.core.paths import shipped_file
 from mfu_desktop.core.predict_basis import ACHIEVABLE, BASES, Basis
@@ -92,7 +92,7 @@ def held_out(chip: Chip, source_ref: str) -> Chip:
     if repository.lower() not in chip.text.get("achievable_source", "").lower():
         return chip
     values = dict(chip.values)
-    for column in (*MAMF_COLUMNS.values(), ACHIEVABLE_BW_COLUMN):
+    for column in ACHIEVABLE_COLUMNS:
         values[column] = None
     return replace(chip, values=values)
 

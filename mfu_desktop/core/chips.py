@@ -41,6 +41,8 @@ MAMF_COLUMNS = {"fp16": "mamf_fp16_tflops", "bf16": "mamf_bf16_tflops", "fp32": 
                 "fp8": "mamf_fp8_tflops"}
 #: Achievable HBM bandwidth column.
 ACHIEVABLE_BW_COLUMN = "achievable_hbm_gbs"
+#: Every measured (achievable-basis) column: blank means "not measured", and its source is its own.
+ACHIEVABLE_COLUMNS = (*MAMF_COLUMNS.values(), ACHIEVABLE_BW_COLUMN)
 
 #: Column spellings of other layouts → product column.
 _COLUMN_ALIASES = {
@@ -211,15 +213,29 @@ class Chip:
         known = ", ".join(self.alternatives) or "none"
         raise CatalogError(f"{self.identifier} has no alternative {name!r} (known: {known})")
 
+    def value_source(self, column: str) -> str:
+        """Where one column's value comes from.
+
+        The row's source codes, or for a measured (achievable-basis) column its measurement
+        source and date.
+        """
+        if column in ACHIEVABLE_COLUMNS:
+            date = self.text.get("achievable_date", "")
+            source = self.text.get("achievable_source", "")
+            return f"measured: {source}" + (f" ({date})" if date else "") if source else ""
+        return self.source
+
     def describe_value(self, column: str) -> str:
         """``353.9 [CFG;ISS·B]``-style text for one value, with source and confidence."""
         value = self.value(column)
         if value is None:
-            return "not published"
+            return "not measured" if column in ACHIEVABLE_COLUMNS else "not published"
+        suffix = f" @ {self.alternative}" if self.alternative else ""
+        if column in ACHIEVABLE_COLUMNS:
+            return f"{value:g} [{self.value_source(column)}]{suffix}"
         tag = self.source
         if self.confidence:
             tag = f"{tag}·{self.confidence}" if tag else self.confidence
-        suffix = f" @ {self.alternative}" if self.alternative else ""
         return f"{value:g} [{tag}]{suffix}" if tag else f"{value:g}{suffix}"
 
 

@@ -236,3 +236,12 @@ def test_the_original_scripts_catalog_gives_the_original_model():
     tk = predict_kernels(kernel_inputs(frame), src, tgt, list(DEFAULT_RULES), Basis(ACHIEVABLE))
     assert tk.frame["basis"].tolist() == ["advertised"]
     assert tk.frame["scale"].iloc[0] == pytest.approx(354 / tgt.value("cube_fp16_tflops"))
+
+
+def test_measured_columns_name_their_own_source(catalog):
+    """mfu chips: a measured value shows where it was measured, a blank one says "not measured"."""
+    h100 = catalog.find("NVIDIA H100 SXM")
+    assert h100.describe_value("mamf_bf16_tflops").startswith("794.5 [measured: stas00/ml-engineering@744d01e")
+    assert h100.describe_value("achievable_hbm_gbs") == "not measured"
+    assert h100.describe_value("hbm_bandwidth_gbs").startswith("3350 [")
+    assert "measured" not in h100.describe_value("hbm_bandwidth_gbs")
