@@ -330,8 +330,7 @@ def detail_frame(p: Prediction) -> pd.DataFrame:
         for col, decimals in (("compute_ratio", 6), ("memory_ratio", 6), ("scale", 6),
                               ("predicted_us", DETAIL_DECIMALS)):
             columns[col] = np.round(np.concatenate([f[col].to_numpy(dtype=np.float64) for _, f in targets]), decimals)
-        columns["fallback"] = np.concatenate([f["fallback"].to_numpy() for _, f in targets])
-        for col in ("rules", "basis", "reason"):
+        for col in ("fallback", "rules", "basis", "reason"):  # categoricals stay codes: no per-row strings
             columns[col] = _stacked([f[col].array for _, f in targets])
         frames.append(pd.DataFrame(columns, copy=False))
     if not frames:
