@@ -40,6 +40,11 @@ _VOCABULARY = (
     QT_TRANSLATE_NOOP("CoreText", "60–70 % of HBM bandwidth: good."),
     QT_TRANSLATE_NOOP("CoreText", "> 70 % of HBM bandwidth: close to the memory roof — only moving fewer bytes (fusion, lower precision) makes it faster."),  # noqa: E501
     QT_TRANSLATE_NOOP("CoreText", "> 100 % of HBM bandwidth: faster than HBM — on-chip cache hits (a tensor re-read from L2), or a wrong shape, dtype or bandwidth."),  # noqa: E501
+    QT_TRANSLATE_NOOP("CoreText", "advertised"),
+    QT_TRANSLATE_NOOP("CoreText", "achievable"),
+    QT_TRANSLATE_NOOP("CoreText", "compute achievable"),
+    QT_TRANSLATE_NOOP("CoreText", "bandwidth achievable"),
+    QT_TRANSLATE_NOOP("CoreText", "measured"),
     QT_TRANSLATE_NOOP("CoreText", "Inputs"),
     QT_TRANSLATE_NOOP("CoreText", "Missing inputs"),
     QT_TRANSLATE_NOOP("CoreText", "Formulas"),
@@ -53,6 +58,17 @@ _VOCABULARY = (
 def ct(text: str) -> str:
     """Translate one engine word or phrase (returned unchanged when it is not in the vocabulary)."""
     return QCoreApplication.translate("CoreText", text)
+
+
+def basis_text(text: object) -> str:
+    """A prediction row's basis (``achievable (75 %); advertised (25 %)``) with its words translated."""
+    if not isinstance(text, str) or not text:
+        return ""
+    parts = []
+    for part in text.split("; "):
+        label, _, share = part.partition(" (")
+        parts.append(ct(label) + (f" ({share}" if share else ""))
+    return "; ".join(parts)
 
 
 def derivation_markdown(d: Derivation) -> str:

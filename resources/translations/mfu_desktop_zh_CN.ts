@@ -1298,6 +1298,26 @@
         <translation>&gt; 100 % HBM 带宽：快于 HBM——片上缓存命中（张量从 L2 重复读取），或 shape、数据类型、带宽有误。</translation>
     </message>
     <message>
+        <source>advertised</source>
+        <translation>标称</translation>
+    </message>
+    <message>
+        <source>achievable</source>
+        <translation>实测可达</translation>
+    </message>
+    <message>
+        <source>compute achievable</source>
+        <translation>算力实测可达</translation>
+    </message>
+    <message>
+        <source>bandwidth achievable</source>
+        <translation>带宽实测可达</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>

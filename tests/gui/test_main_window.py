@@ -181,7 +181,7 @@ def test_prediction_basis_switch_is_stated_quoted_and_remembered(make_window, qt
     rows = {model.raw(r, keys.index("device")): r for r in range(model.rowCount())}
     quoted = model.raw(rows["NVIDIA A100 SXM 40GB"], keys.index("public_error"))
     assert quoted.startswith("Huawei → NVIDIA: matmul")
-    assert "achievable" in model.raw(rows["NVIDIA A100 SXM 40GB"], keys.index("basis"))
+    assert "achievable" in model.raw(rows["NVIDIA A100 SXM 40GB"], keys.index("basis_shown"))
     assert load_settings(settings_path()).prediction_basis == "achievable"
     window.grab().save(str(Path(tempfile.gettempdir()) / "prediction_basis.png"))
 

@@ -43,6 +43,7 @@ from mfu_desktop.core.predict_rules import DEFAULT_RULES
 from mfu_desktop.core.profile_analysis import FolderAnalysis
 from mfu_desktop.core.progress import check
 from mfu_desktop.gui.charts.prediction_charts import PredictedStepChart, RelativePerformanceChart
+from mfu_desktop.gui.core_text import basis_text
 from mfu_desktop.gui.models.dataframe_model import (
     ColumnSpec,
     DataFrameModel,
@@ -453,7 +454,7 @@ def public_errors(catalog: ChipCatalog) -> pd.DataFrame | None:
 def display_rows(prediction: Prediction, errors: pd.DataFrame | None = None) -> pd.DataFrame:
     """The engine's rows (core.predict_rows) plus the text columns the table shows.
 
-    ``compute_x`` ("1.90× (99.8 %)") and ``public_error``: the error the accuracy report measured
+    ``compute_x`` ("1.90× (99.8 %)"), ``basis_shown`` (the basis in the UI's language) and ``public_error``: the error the accuracy report measured
     for this chip pair's class on the prediction's basis ("matmul −2 %, element-wise +8 %").
     """
     rows = prediction_rows(prediction)
@@ -462,6 +463,7 @@ def display_rows(prediction: Prediction, errors: pd.DataFrame | None = None) -> 
         measured = pair_errors(errors, prediction.source, t.chip, prediction.basis.name) if errors is not None else {}
         texts.append(error_text(measured, prediction.source, t.chip))
     rows["public_error"] = texts
+    rows["basis_shown"] = [basis_text(b) for b in rows["basis"]]  # the engine's words, translated
     rows["compute_x"] = [relative_text(v, bool(p), s) for v, p, s in
                          zip(rows["relative_performance"], rows["partial"], rows["predicted_share"])]
     rows["slowest"] = [f"{int(r)}" if pd.notna(r) else "" for r in rows["slowest_rank"]]
@@ -508,7 +510,7 @@ def summary_columns() -> list[ColumnSpec]:
             translate("Columns", "compute-class kernels; (share) when only part of their time is predictable"),
             cell_tooltip="partial_reason",
         ),
-        ColumnSpec("basis", translate("Columns", "Basis"), None,
+        ColumnSpec("basis_shown", translate("Columns", "Basis"), None,
                    translate("Columns", "advertised peaks or measured achievable values, with the share of time "
                                         "predicted on each")),
         ColumnSpec("public_error", translate("Columns", "Error on public data"), None,
