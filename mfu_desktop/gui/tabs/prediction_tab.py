@@ -454,8 +454,9 @@ def public_errors(catalog: ChipCatalog) -> pd.DataFrame | None:
 def display_rows(prediction: Prediction, errors: pd.DataFrame | None = None) -> pd.DataFrame:
     """The engine's rows (core.predict_rows) plus the text columns the table shows.
 
-    ``compute_x`` ("1.90× (99.8 %)"), ``basis_shown`` (the basis in the UI's language) and ``public_error``: the error the accuracy report measured
-    for this chip pair's class on the prediction's basis ("matmul −2 %, element-wise +8 %").
+    ``compute_x`` ("1.90× (99.8 %)"), ``basis_shown`` (the basis in the UI's language) and
+    ``public_error``: the error the accuracy report measured for this chip pair's class on the
+    prediction's basis ("Huawei → NVIDIA: matmul −2 %, element-wise +8 %").
     """
     rows = prediction_rows(prediction)
     texts = [""]
