@@ -108,7 +108,8 @@ def _run_calibration(args: argparse.Namespace, result: FolderAnalysis, source: C
     cal = calibrate(rank_inputs(result), rank_inputs(measured), source, target, rules, args.assume_cpu, args.basis)
     saved = None
     if args.save_calibration:
-        fitted_on = f"{args.path.name} vs {args.calibrate.name}, {date.today().isoformat()}"
+        base = args.path.name if args.path else "the demo profile"
+        fitted_on = f"{base} vs {args.calibrate.name}, {date.today().isoformat()}"
         try:
             saved = save_factors(cal.factors(fitted_on))
         except ExportError as exc:

@@ -164,3 +164,27 @@ def test_basis_and_saved_calibration(capsys, profile, tmp_path, monkeypatch):
     with pytest.raises(SystemExit) as exc:
         main(["predict", str(profile), "--basis", "peak"])
     assert exc.value.code == 2 and "argument --basis: invalid choice: 'peak'" in capsys.readouterr().err
+
+
+def test_save_calibration_on_the_demo_and_into_an_unwritable_place(capsys, tmp_path, monkeypatch):
+    from mfu_desktop.core.paths import demo_profile_dir
+
+    monkeypatch.setenv("MFU_DESKTOP_DATA_DIR", str(tmp_path / "data"))
+    code, out, _ = run(capsys, "predict", "--demo", "--source", "910B", "--calibrate", demo_profile_dir(),
+                       "--target", "NVIDIA A100 SXM 40GB", "--save-calibration")
+    assert code == 0 and "saved" in out
+    assert "the demo profile vs" in (tmp_path / "data" / "calibration.csv").read_text(encoding="utf-8")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    monkeypatch.setenv("MFU_DESKTOP_DATA_DIR", str(blocker / "data"))
+    code, _, err = run(capsys, "predict", "--demo", "--source", "910B", "--calibrate", demo_profile_dir(),
+                       "--target", "NVIDIA A100 SXM 40GB", "--save-calibration")
+    assert code == 2 and err.startswith("mfu predict: error: argument --save-calibration: cannot write to")
+    # a damaged calibration file: each bad row is a warning, the prediction runs
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "calibration.csv").write_text("source,target,basis,category,factor,fitted_on\nA,B,advertised,matmul,abc,x\n",
+                                         encoding="utf-8")
+    monkeypatch.setenv("MFU_DESKTOP_DATA_DIR", str(bad))
+    code, _, err = run(capsys, "predict", "--demo", "--targets", "H200")
+    assert code == 0 and "calibration.csv: line 2: could not convert string to float: 'abc'; row skipped" in err
