@@ -4,6 +4,18 @@ from __future__ import annotations
 
 import math
 
+
+def finite_number(value: object) -> float | None:
+    """A finite float, or ``None`` (NaN, inf, missing, a bool, not a number)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        out = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return out if math.isfinite(out) else None
+
+
 #: Significant figures of every headline result (mfu.md §1: "3 significant figures").
 RESULT_SIG_FIGS = 3
 

@@ -9,7 +9,6 @@ was not.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +16,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from mfu_desktop.core.json_contract import JSON_SCHEMA
-from mfu_desktop.core.numbers import calls
+from mfu_desktop.core.numbers import calls, finite_number
 from mfu_desktop.core.options import OUTPUT_FORMATS
 from mfu_desktop.core.predict import Prediction, TargetResult
 from mfu_desktop.core.predict_rules import rules_to_csv
@@ -34,16 +33,6 @@ ROW_COLUMNS = (
     "slowest_rank", "slowest_step_us", "slowest_computing_us", "slowest_transfer_us", "slowest_wait_us",
     "slowest_free_us", "fallback_time_share", "step_not_predicted", "rules", "basis",
 )
-
-
-def _num(value: object) -> float | None:
-    if value is None:
-        return None
-    try:
-        out = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    return out if math.isfinite(out) else None
 
 
 def _source_row(p: Prediction) -> dict[str, object]:
@@ -126,11 +115,11 @@ def _row_json(row: dict[str, object]) -> dict[str, object]:
         elif isinstance(value, str):
             out[key] = value
         else:
-            out[key] = _num(value)
+            out[key] = finite_number(value)
     rank = row.get("slowest_rank")
     out["slowest_rank"] = None if rank is None or pd.isna(rank) else {
         "rank": int(rank),  # type: ignore[arg-type]
-        **{k.removeprefix("slowest_"): _num(row.get(k)) for k in ROW_COLUMNS
+        **{k.removeprefix("slowest_"): finite_number(row.get(k)) for k in ROW_COLUMNS
            if k.startswith("slowest_") and k != "slowest_rank"},
     }
     return out
@@ -193,17 +182,17 @@ def step_breakdown_frame(p: Prediction) -> pd.DataFrame:
 
 
 def _fmt(value: object, width: int, digits: int = 1) -> str:
-    v = _num(value)
+    v = finite_number(value)
     return f"{'–' if v is None else f'{v:,.{digits}f}':>{width}}"
 
 
 def relative_text(value: object, partial: bool, share: object) -> str:
     """"2.42×", or "2.42× (73 %)" when the speed-up covers only part of the compute time."""
-    v = _num(value)
+    v = finite_number(value)
     if v is None:
         return "–"
     text = f"{v:.2f}×"
-    s = _num(share)
+    s = finite_number(share)
     return f"{text} ({s * 100:.3g} %)" if partial and s is not None else text
 
 
@@ -222,7 +211,8 @@ def console_table(p: Prediction, lang: str = "en") -> str:
     targets["_order"] = targets["relative_performance"].fillna(0.0)
     for _, row in targets.sort_values("_order", ascending=False, kind="stable").iterrows():
         rel = relative_text(row["relative_performance"], bool(row["partial"]), row["predicted_share"])
-        step_rel = f"{row['step_relative_performance']:.2f}×" if _num(row["step_relative_performance"]) else "–"
+        step_rel = (f"{row['step_relative_performance']:.2f}×" if finite_number(row["step_relative_performance"])
+                    else "–")
         lines.append(f"{str(row['device'])[:32]:<32} {str(row['architecture'])[:5]:<5} "
                      f"{_fmt(row['cube_fp16_tflops'], 9)} {_fmt(row['cube_fp32_tflops'], 9)} "
                      f"{_fmt(row['vector_fp16_tflops'], 8, 2)} {_fmt(row['vector_fp32_tflops'], 8, 2)} "
@@ -233,7 +223,8 @@ def console_table(p: Prediction, lang: str = "en") -> str:
     compute = "计算类耗时" if zh else "compute-class time"
     step = "step 耗时" if zh else "step"
     lines.append(f"{label} ({p.source.display_name}) = 1.00× ({compute} {_fmt(source['baseline_compute_us'], 0)} µs"
-                 + (f", {step} {_fmt(source['measured_step_us'], 0)} µs" if _num(source["measured_step_us"]) else "")
+                 + (f", {step} {_fmt(source['measured_step_us'], 0)} µs"
+                    if finite_number(source["measured_step_us"]) else "")
                  + (" per step, mean per rank)" if not zh else "，每 step、每 rank 平均)"))
     return "\n".join(lines)
 
@@ -246,7 +237,7 @@ def target_lines(p: Prediction, lang: str = "en") -> list[str]:
     for row, t in zip(rows.iloc[1:].to_dict("records"), p.targets):
         rel = relative_text(row["relative_performance"], bool(row["partial"]), row["predicted_share"])
         line = f"{t.device}: compute {rel}"
-        if _num(row["step_relative_performance"]):
+        if finite_number(row["step_relative_performance"]):
             line += (f", step {row['step_relative_performance']:.2f}× = {row['predicted_step_us']:,.1f} µs "
                      f"(computing {row['computing_us']:,.1f} + transfer {row['transfer_us']:,.1f} + wait "
                      f"{row['wait_us']:,.1f} + free {row['free_us']:,.1f}; README formula "
@@ -255,7 +246,7 @@ def target_lines(p: Prediction, lang: str = "en") -> list[str]:
         if t.comm_line(lang):
             out.append(f"   {t.comm_line(lang)}")
         if not pd.isna(row["slowest_rank"]):
-            if _num(row["slowest_step_us"]):
+            if finite_number(row["slowest_step_us"]):
                 out.append(f"   slowest rank {row['slowest_rank']}: step {row['slowest_step_us']:,.1f} µs "
                            f"(computing {row['slowest_computing_us']:,.1f} + transfer "
                            f"{row['slowest_transfer_us']:,.1f} + wait {row['slowest_wait_us']:,.1f} + free "

@@ -45,6 +45,7 @@ from mfu_desktop.core.chips import ChipCatalog, UnknownChipError, default_catalo
 from mfu_desktop.core.kernel_roofline import chip_bandwidth, roofline_summary, roofline_warnings
 from mfu_desktop.core.loader import RankData, adopt, load_ranks
 from mfu_desktop.core.memory import release_memory
+from mfu_desktop.core.numbers import finite_number
 from mfu_desktop.core.options import FlopOptions
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.profiler.discovery import Discovery, RankFolder, discover
@@ -508,16 +509,6 @@ def analysis_from_summary(summary: Summary, catalog: ChipCatalog | None = None) 
 # --- JSON ---------------------------------------------------------------------------------
 
 
-def _num(value: object) -> float | None:
-    if value is None:
-        return None
-    try:
-        out = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    return out if math.isfinite(out) else None
-
-
 def _records(frame: pd.DataFrame, columns: dict[str, str]) -> list[dict[str, object]]:
     out = []
     for row in frame.itertuples(index=False):
@@ -528,7 +519,7 @@ def _records(frame: pd.DataFrame, columns: dict[str, str]) -> list[dict[str, obj
             if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
                 record[dst] = int(value)
             elif isinstance(value, (float, np.floating)):
-                record[dst] = _num(value)
+                record[dst] = finite_number(value)
             else:
                 record[dst] = None if value is None or (isinstance(value, float) and math.isnan(value)) else value
         out.append(record)
@@ -562,27 +553,27 @@ def rank_document(r: RankAnalysis, top_n: int | None = None) -> dict[str, object
         "steps_source": s.steps_source,
         "flops": float(s.flops),
         "countable_time_us": float(s.countable_time_us),
-        "achieved_tflops": _num(s.achieved_tflops),
-        "mfu_ops": _num(s.mfu_ops),
-        "step_time_us": _num(s.step_time_us),
-        "mfu_step": _num(s.mfu_step),
-        "cube_utilization": _num(s.cube_utilization),
+        "achieved_tflops": finite_number(s.achieved_tflops),
+        "mfu_ops": finite_number(s.mfu_ops),
+        "step_time_us": finite_number(s.step_time_us),
+        "mfu_step": finite_number(s.mfu_step),
+        "cube_utilization": finite_number(s.cube_utilization),
         "tier": s.tier.tier,
         "by_type": [
             {**rec, "mfu": rec.get("mfu") if mfu_col == "mfu" else None}
             for rec in _records(r.by_type, by_type_cols)
         ],
         "excluded": _records(r.excluded, {"type": "type", "reason": "reason", "count": "count", "time_us": "time_us"}),
-        "step_breakdown": {col: _num(_step_mean(r.steps, col)) for col in summary.BREAKDOWN},
+        "step_breakdown": {col: finite_number(_step_mean(r.steps, col)) for col in summary.BREAKDOWN},
         **_comm_split(r),
         # extras beyond the contract
-        "mfu_ops_range": [_num(v) for v in s.mfu_ops_range] if s.mfu_ops_range else None,
-        "mfu_step_range": [_num(v) for v in s.mfu_step_range] if s.mfu_step_range else None,
+        "mfu_ops_range": [finite_number(v) for v in s.mfu_ops_range] if s.mfu_ops_range else None,
+        "mfu_step_range": [finite_number(v) for v in s.mfu_step_range] if s.mfu_step_range else None,
         "tier_label": s.tier.label,
-        "tier_value": _num(s.tier.value),
+        "tier_value": finite_number(s.tier.value),
         "tier_why": list(s.tier.why),
-        "device_busy_proxy": _num(s.device_busy_proxy),
-        "hw_flops_ratio": _num(s.hw_flops_ratio),
+        "device_busy_proxy": finite_number(s.device_busy_proxy),
+        "hw_flops_ratio": finite_number(s.hw_flops_ratio),
         "roofline": rank_roofline(r),
         "kernel_source": r.data.kernel_source,
         "capture": r.folder.config.describe(),
@@ -604,7 +595,7 @@ def rank_roofline(r: RankAnalysis) -> dict[str, float | None] | None:
     if r.document is not None:
         return r.document.get("roofline")
     fields = roofline_summary(r.kernels, chip_bandwidth(r.chip), r.summary.steps)
-    return {k: _num(v) for k, v in fields.items()}
+    return {k: finite_number(v) for k, v in fields.items()}
 
 
 def _comm_split(r: RankAnalysis) -> dict[str, float | None]:
@@ -616,7 +607,7 @@ def _comm_split(r: RankAnalysis) -> dict[str, float | None]:
     measured, _ = measured_step(r.data.step_trace, r.data.comm)
     if measured is None:
         return {"comm_transfer_us": None, "comm_wait_us": None}
-    return {"comm_transfer_us": _num(measured.transfer_us), "comm_wait_us": _num(measured.wait_us)}
+    return {"comm_transfer_us": finite_number(measured.transfer_us), "comm_wait_us": finite_number(measured.wait_us)}
 
 
 def analysis_json(result: FolderAnalysis, top_n: int | None = None) -> dict[str, object]:

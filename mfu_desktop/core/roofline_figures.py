@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from mfu_desktop.core.numbers import sig
+from mfu_desktop.core.numbers import finite_number, sig
 
 #: Sums per step (means per rank for the cluster).
 ROOFLINE_SUMS = ("bytes", "flops", "time_us", "attainable_us", "lost_us", "memory_bound_us", "memory_bound_bytes")
@@ -62,17 +62,10 @@ def judged_figure(row: dict[str, Any]) -> tuple[str, float | None]:
     A compute-bound row is judged by its MFU, a memory-bound one by its bandwidth utilisation
     (mfu.md §6); a row without a bound keeps its MFU when it has one.
     """
-    def finite(value: Any) -> float | None:
-        try:
-            out = float(value)
-        except (TypeError, ValueError):
-            return None
-        return out if math.isfinite(out) else None
-
     bound = row.get("bound") or ""
-    if bound == "memory" and finite(row.get("bw_util")) is not None:
-        return FIGURE_LABELS["memory"], finite(row.get("bw_util"))
-    mfu = finite(row.get("mfu"))
+    if bound == "memory" and finite_number(row.get("bw_util")) is not None:
+        return FIGURE_LABELS["memory"], finite_number(row.get("bw_util"))
+    mfu = finite_number(row.get("mfu"))
     return (FIGURE_LABELS["compute"], mfu) if mfu is not None else ("", None)
 
 

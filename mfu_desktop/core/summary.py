@@ -22,6 +22,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from mfu_desktop.core.numbers import finite_number as number  # re-exported: summary.number
 from mfu_desktop.core.roofline_figures import cluster_roofline
 from mfu_desktop.core.steps import PER_STEP_CONVENTION, across_ranks, slow_ranks
 
@@ -36,17 +37,6 @@ _HOT_WEIGHTED = ("mfu", "bw_util", "roof_util")
 #: Rank fields that are internal to documents (not in the ``--json`` contract).
 INTERNAL_FIELDS = ("confirmed", "chip_id", "notes", "document_version", "step_rows", "by_shape", "collectives",
                    "prediction", "inputs", "reader")
-
-
-def number(value: Any) -> float | None:
-    """A finite float, or ``None`` (NaN, inf, missing, not a number)."""
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        return None
-    return out if math.isfinite(out) else None
 
 
 # --- hot operators across ranks --------------------------------------------------------------
