@@ -601,6 +601,10 @@ class CalculatorTab(QWidget):
             self.card_mfu.set(pct(result.bw_util), self.tr("of HBM bandwidth"), band_css(result.bw_util))
         else:
             self.card_mfu.set("–")
+        self._show_derivation(d, errors)
+
+    def _show_derivation(self, d: Derivation, errors: list[str]) -> None:
+        """The problems (errors, then one line naming the missing inputs) and the derivation."""
         lines = list(errors)
         if d.missing:
             lines.append(self.tr("Missing inputs: {0}").format(", ".join(m.name for m in d.missing)))
@@ -627,11 +631,7 @@ class CalculatorTab(QWidget):
             self.card_mfu.set(pct(result.mfu), ct(d.interpretation).split(":")[0], band_css(result.mfu))
         else:
             self.card_mfu.set("–")
-        lines = list(errors)
-        if d.missing:
-            lines.append(self.tr("Missing inputs: {0}").format(", ".join(m.name for m in d.missing)))
-        self.problems.setText("\n".join(lines))
-        self.derivation.setMarkdown(derivation_markdown(d))
+        self._show_derivation(d, errors)
         if result.mfu is not None:
             band = mfu_band(result.mfu)
             self.card_mfu.setToolTip(band.value)
