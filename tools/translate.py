@@ -21,6 +21,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from update_translations import untranslated  # noqa: E402  (one definition of "untranslated")
+
 TS = ROOT / "resources" / "translations" / "mfu_desktop_zh_CN.ts"
 PLACEHOLDER = re.compile(r"\{\w*\}")
 
@@ -33,18 +37,6 @@ def unescape(text: str) -> str:
 def escape(text: str) -> str:
     """The reverse of :func:`unescape`."""
     return text.replace("\t", "\\t").replace("\n", "\\n")
-
-
-def list_untranslated(ts: Path) -> list[tuple[str, str]]:
-    """(context, source) of every unfinished message."""
-    out = []
-    for context in ET.parse(ts).getroot().iter("context"):
-        name = context.findtext("name") or ""
-        for message in context.iter("message"):
-            t = message.find("translation")
-            if t is None or not (t.text or "").strip() or t.get("type") == "unfinished":
-                out.append((name, message.findtext("source") or ""))
-    return out
 
 
 def apply(ts: Path, rows: list[tuple[str, str, str]]) -> tuple[int, list[str]]:
@@ -81,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     group.add_argument("--apply", type=Path, metavar="TSV", help="context, source, translation per line")
     args = parser.parse_args(argv)
     if args.list:
-        for context, source in list_untranslated(TS):
+        for context, source in untranslated(TS):
             print(f"{context}\t{escape(source)}\t")
         return 0
     rows = []
