@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -158,7 +159,7 @@ def calibrate(source_ranks: list[RankInput], measured_ranks: list[RankInput], so
 
 
 def calibrate_and_save(source_ranks: list[RankInput], measured_ranks: list[RankInput], source: Chip, target: Chip,
-                       fitted_on: str, path=None) -> tuple[list[Calibration], object]:
+                       fitted_on: str, path: Path | None = None) -> tuple[list[Calibration], Path]:
     """Fit the per-category factors of a chip pair on both bases and save them (the Compare tab's button).
 
     Returns:
