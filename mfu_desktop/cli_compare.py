@@ -78,7 +78,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                          f"NEW ({args.new.name})", chips[0], chips[1])
     if args.export:
         from mfu_desktop.core.compare_report import export_comparison
-        from mfu_desktop.core.report import ExportError
+        from mfu_desktop.core.writing import ExportError
 
         try:
             written = export_comparison(comparison, args.export, [args.base, args.new])

@@ -21,8 +21,8 @@ from mfu_desktop.core.predict_inputs import choose_source, rank_inputs, summary_
 from mfu_desktop.core.predict_rows import console_table, target_lines, write_outputs
 from mfu_desktop.core.predict_rules import DEFAULT_RULES, rules_from_csv, with_rules_disabled
 from mfu_desktop.core.profile_analysis import FolderAnalysis, analyze_paths
-from mfu_desktop.core.report import ExportError, forbid_inside
 from mfu_desktop.core.steps import PER_STEP_CONVENTION
+from mfu_desktop.core.writing import ExportError, forbid_inside
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 

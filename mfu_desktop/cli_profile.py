@@ -271,7 +271,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             print(json.dumps(stamped(summary.analysis_json(folder)), ensure_ascii=False))
         return nothing_analysed("analyze", result.warnings)
     if args.export:
-        from mfu_desktop.core.report import ExportError, export_analysis
+        from mfu_desktop.core.report.analysis_export import export_analysis
+        from mfu_desktop.core.writing import ExportError
 
         try:
             written = export_analysis(result, args.export, formats=("csv", "parquet"))

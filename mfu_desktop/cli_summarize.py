@@ -35,7 +35,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         print("mfu summarize: error: argument --workers: must be at least 1", file=sys.stderr)
         return EXIT_USAGE
-    from mfu_desktop.core.report import ExportError, forbid_inside
+    from mfu_desktop.core.writing import ExportError, forbid_inside
 
     try:
         forbid_inside(args.out, args.paths)  # the app never writes into a profiler folder

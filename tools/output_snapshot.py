@@ -50,8 +50,9 @@ def _samples() -> dict[str, Path]:
         for kind in ("text", "db") for level in (0, 1, 2)
     }
     out["msinsight_server"] = ms / "server" / "src" / "test" / "test_data"
-    out["advisor_backend"] = SHARED / "msprof-analyze" / "test" / "ut" / "advisor" / "advisor_backend" / "compute_advice"
-    out["advisor_data"] = SHARED / "msprof-analyze" / "test" / "ut" / "advisor" / "compute_advice" / "data"
+    advisor = SHARED / "msprof-analyze" / "test" / "ut" / "advisor"
+    out["advisor_backend"] = advisor / "advisor_backend" / "compute_advice"
+    out["advisor_data"] = advisor / "compute_advice" / "data"
     for gpu in ("h100", "mi300", "mi210"):
         out[f"trace_{gpu}"] = SHARED / "tracelens" / gpu
     return {k: v for k, v in out.items() if v.exists()}

@@ -16,7 +16,7 @@ from pathlib import Path
 from mfu_desktop.core.op_category import CATEGORIES
 from mfu_desktop.core.paths import user_calibration_path
 from mfu_desktop.core.predict_basis import BASES, SavedFactor
-from mfu_desktop.core.report import atomic_write
+from mfu_desktop.core.writing import atomic_write
 
 #: Columns of ``calibration.csv``.
 CALIBRATION_COLUMNS = ("source", "target", "basis", "category", "factor", "fitted_on")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from mfu_desktop.core.compare import Comparison, SideStep, comparison_json, table
 from mfu_desktop.core.numbers import pct
-from mfu_desktop.core.report import forbid_inside, write_csv, write_json, write_text, write_xlsx
 from mfu_desktop.core.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.summary import number
+from mfu_desktop.core.writing import forbid_inside, write_csv, write_json, write_text, write_xlsx
 
 #: Step lines of the console and the Markdown summary.
 STEP_LINES = (("step_time_us", "step time"), ("computing", "computing"),

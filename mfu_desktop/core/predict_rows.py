@@ -344,7 +344,7 @@ def write_outputs(p: Prediction, folder: Path, fmt: str = "csv") -> list[Path]:
 
     The rules file records the rules the prediction used; edited, it is the ``--rules`` input.
     """
-    from mfu_desktop.core.report import write_csv, write_fast_csv, write_parquet, write_text
+    from mfu_desktop.core.writing import write_csv, write_fast_csv, write_parquet, write_text
 
     if fmt not in OUTPUT_FORMATS:
         raise ValueError(f"format {fmt!r} is not one of {', '.join(OUTPUT_FORMATS)}")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from mfu_desktop.core.chips import NUMERIC_COLUMNS, TEXT_COLUMNS, Chip, read_catalog_file, read_catalog_text
 from mfu_desktop.core.paths import user_catalog_path
-from mfu_desktop.core.report import ExportError, atomic_write
+from mfu_desktop.core.writing import ExportError, atomic_write
 
 #: Column order of the files we write (the shipped file's product layout).
 CATALOG_COLUMNS: tuple[str, ...] = (
@@ -127,7 +127,7 @@ def save_user_rows(rows: list[dict[str, str]], path: Path | None = None) -> Path
 
     Raises:
         ValueError: When a row is invalid (nothing is written).
-        mfu_desktop.core.report.ExportError: When the file cannot be written.
+        mfu_desktop.core.writing.ExportError: When the file cannot be written.
     """
     path = path or user_catalog_path()
     problems = validate_rows(rows)

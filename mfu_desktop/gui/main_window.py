@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
 
 from mfu_desktop.core.chips import ChipCatalog
 from mfu_desktop.core.paths import demo_profile_dir
-from mfu_desktop.core.report import ExportError, export_analysis, forbid_inside
+from mfu_desktop.core.report.analysis_export import export_analysis
+from mfu_desktop.core.writing import ExportError, forbid_inside
 from mfu_desktop.gui.charts.profile_charts import export_plot
 from mfu_desktop.gui.dialogs.export_dialog import ExportChoice, ExportDialog
 from mfu_desktop.gui.i18n import LANGUAGES

@@ -18,7 +18,8 @@ import pytest
 
 from mfu_desktop.core.analysis import AnalysisOptions
 from mfu_desktop.core.profile_analysis import analyze_paths
-from mfu_desktop.core.report import ExportError, atomic_write, export_analysis, write_csv, write_xlsx
+from mfu_desktop.core.report.analysis_export import export_analysis
+from mfu_desktop.core.writing import ExportError, atomic_write, write_csv, write_xlsx
 from tests.helpers import kernel_row, make_rank
 
 GOOD = kernel_row("mm", "MatMulV2", "AI_CORE", "1767225600000001.500", 10.0, "128,256;256,512", "DT_BF16;DT_BF16",

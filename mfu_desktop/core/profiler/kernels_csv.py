@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from mfu_desktop.core.memory import MEMORY_POOL, release_memory
+from mfu_desktop.core.process_memory import MEMORY_POOL, release_memory
 from mfu_desktop.core.profiler import columns as C
 
 #: Strings that mean "missing" in profiler CSVs.

@@ -217,11 +217,11 @@ def export_plot(plot: pg.PlotWidget, path: Path) -> Path:
     """Save a chart as PNG or SVG (by extension), through a temporary file (no partial file is left).
 
     Raises:
-        mfu_desktop.core.report.ExportError: When the file cannot be written.
+        mfu_desktop.core.writing.ExportError: When the file cannot be written.
     """
     from pyqtgraph.exporters import ImageExporter
 
-    from mfu_desktop.core.report import atomic_write
+    from mfu_desktop.core.writing import atomic_write
 
     path = Path(path)
     if path.suffix.lower() == ".svg":

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
 
 from mfu_desktop.core.chips import ChipCatalog
 from mfu_desktop.core.paths import user_catalog_path
-from mfu_desktop.core.report import ExportError
 from mfu_desktop.core.user_catalog import (
     CATALOG_COLUMNS,
     CellProblem,
@@ -32,6 +31,7 @@ from mfu_desktop.core.user_catalog import (
     save_user_rows,
     validate_rows,
 )
+from mfu_desktop.core.writing import ExportError
 
 _ERROR_BRUSH = QBrush(QColor(217, 83, 79, 90))
 _Index = QModelIndex | QPersistentModelIndex

@@ -203,7 +203,7 @@ class CompareTab(QWidget):
     def export_to(self, folder: Path) -> list[Path]:
         """The matched table (CSV, XLSX), JSON, a Markdown summary and the three charts (PNG, SVG)."""
         from mfu_desktop.core.compare_report import export_comparison
-        from mfu_desktop.core.report import ExportError
+        from mfu_desktop.core.writing import ExportError
         from mfu_desktop.gui.charts.profile_charts import export_plot
 
         if self.comparison is None:

@@ -418,7 +418,7 @@ class PredictionTab(QWidget):
         if self.prediction is None or self.analysis is None:
             self.info.show_message(self.tr("Nothing to export yet: run a prediction first."))
             return
-        from mfu_desktop.core.report import ExportError, forbid_inside
+        from mfu_desktop.core.writing import ExportError, forbid_inside
 
         try:
             forbid_inside(folder, [r.folder.path for r in self.analysis.ranks])

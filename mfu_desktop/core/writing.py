@@ -1,9 +1,7 @@
-"""Exports: the same numbers as the screen, to CSV, Parquet, XLSX, JSON and Markdown.
+"""Writing files safely: atomically, with spreadsheet formulas neutralised, never inside a profile.
 
-Every file is written to a temporary name in the target folder and renamed into place, so a
-failed export never leaves a partial file. Text cells that a spreadsheet would run as a
-formula (``=``, ``+``, ``-``, ``@``, TAB, CR at the start) are neutralised with a leading
-apostrophe in CSV and XLSX. Nothing is ever written inside a profiler folder.
+Every file MFU Desktop writes (exports, the user catalog, calibrations, summaries) goes through
+these helpers: a crash leaves the old file or the new one, never half of one.
 """
 
 from __future__ import annotations
@@ -20,11 +18,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.numbers import calls, pct, sig
 from mfu_desktop.core.paths import file_mode
 
 #: Characters that make a spreadsheet cell a formula (OWASP CSV injection).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
 #: Excel's sheet limit.
 XLSX_MAX_ROWS = 1_048_575
 
@@ -178,116 +177,3 @@ def write_json(data: object, path: Path) -> Path:
 def write_text(text: str, path: Path) -> Path:
     """A text file (Markdown reports)."""
     return atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
-
-
-def _fmt(value: object, kind: str = "num") -> str:
-    if value is None or (isinstance(value, float) and not np.isfinite(value)):
-        return "–"
-    if kind == "pct":
-        return pct(float(value))
-    return sig(float(value))
-
-
-def markdown_summary(result: object) -> str:
-    """A Markdown report of a :class:`~mfu_desktop.core.profile_analysis.FolderAnalysis`.
-
-    Leads with the top kernels by lost time (measured − roofline-attainable), states the
-    conventions and the fallback tier of every rank.
-    """
-    from mfu_desktop.core.profile_analysis import rank_roofline
-    from mfu_desktop.core.roofline_figures import judged_figure, roofline_text
-    from mfu_desktop.core.steps import PER_STEP_CONVENTION
-
-    lines = ["# MFU Desktop report", "", f"Reading the numbers: {PER_STEP_CONVENTION}.", ""]
-    ranks = getattr(result, "ranks", [])
-    lines += ["## Ranks", "",
-              "| rank | chip | kernels (total) | counted (total) | steps | step time (µs) | achieved TFLOP/s "
-              "| operator MFU | step MFU | cube util | tier |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in ranks:
-        s = r.summary
-        mfu = _fmt(s.mfu_ops, "pct") if s.mfu_ops is not None else (
-            f"{pct(s.mfu_ops_range[0])}–{pct(s.mfu_ops_range[1])}" if s.mfu_ops_range else "–")
-        step = _fmt(s.mfu_step, "pct") if s.mfu_step is not None else (
-            f"{pct(s.mfu_step_range[0])}–{pct(s.mfu_step_range[1])}" if s.mfu_step_range else "–")
-        lines.append(f"| {s.rank} | {s.chip or 'not confirmed'} | {s.kernels} | {s.countable_kernels} | {s.steps} | "
-                     f"{_fmt(s.step_time_us)} | {_fmt(s.achieved_tflops)} | {mfu} | {step} | "
-                     f"{_fmt(s.cube_utilization, 'pct')} | "
-                     f"{s.tier.tier} ({s.tier.label}) |")
-    for r in ranks:
-        s = r.summary
-        lines += ["", f"## Rank {s.rank}: top kernels by lost time (measured − roofline-attainable)", "",
-                  f"Peak: {s.peak_source}", ""]
-        roof = roofline_text(rank_roofline(r))
-        if roof:
-            lines += [f"Roofline: {roof}", ""]
-        if not r.hot_by_lost.empty:
-            lines += ["| type | input shapes | calls/step | time (µs/step) | MFU / BW | lost (µs/step) |",
-                      "|---|---|---|---|---|---|"]
-            for row in r.hot_by_lost.to_dict("records"):
-                label, value = judged_figure(row)
-                figure = f"{label} {_fmt(value, 'pct')}" if value is not None else "–"
-                lines.append(f"| {row['type']} | `{row['input_shapes']}` | {calls(row['count'])} | "
-                             f"{_fmt(row['time_us'])} | {figure} | {_fmt(row['lost_us'])} |")
-        else:
-            lines.append("No kernel has a lost time (no FLOPs-based MFU and no bytes). " + " ".join(s.tier.why))
-        if not r.excluded.empty:
-            lines += ["", "Excluded from FLOPs-based MFU (per step):", ""]
-            for row in r.excluded.itertuples(index=False):
-                lines.append(f"- {row.type} × {calls(row.count)} ({_fmt(row.time_us)} µs): {row.reason}")
-        if r.warnings:
-            lines += ["", "Warnings:", ""] + [f"- {w}" for w in r.warnings]
-    options = getattr(result, "options", None)
-    if options is not None:
-        lines += ["", "## Conventions", ""] + [f"- {c}" for c in options.describe()]
-    warnings = getattr(result, "warnings", [])
-    if warnings:
-        lines += ["", "## Warnings", ""] + [f"- {w}" for w in warnings]
-    return "\n".join(lines) + "\n"
-
-
-def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv", "parquet")) -> list[Path]:
-    """Write the annotated kernels and every aggregate of an analysis into ``folder``.
-
-    Args:
-        result: A :class:`~mfu_desktop.core.profile_analysis.FolderAnalysis`.
-        folder: Target folder (created; must not be inside a profiler folder).
-        formats: Any of ``csv``, ``parquet``, ``xlsx`` for the tables; JSON and Markdown are
-            always written.
-
-    Raises:
-        ExportError: For a target inside a profile, or an unwritable folder.
-    """
-    from mfu_desktop.core.profile_analysis import analysis_json
-
-    roots = [r.folder.path for r in result.ranks] + list(result.discovery.roots)
-    forbid_inside(folder, roots)
-    formats = set(formats)
-    written: list[Path] = []
-
-    def tagged(name: str) -> pd.DataFrame:
-        parts = []
-        for r in result.ranks:
-            frame = getattr(r, name)
-            if frame is None or frame.empty:
-                continue
-            frame = frame.copy(deep=False)
-            frame.insert(0, "rank", r.rank)
-            parts.append(frame)
-        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-
-    tables = {name: tagged(name) for name in ("kernels", "by_type", "by_shape", "excluded", "steps", "hot_by_lost",
-                                              "hot_by_time")}
-    tables["cluster"] = result.cluster.table
-    for name, frame in tables.items():
-        if "csv" in formats:
-            written.append(write_csv(frame, folder / f"{name}.csv"))
-        if "parquet" in formats and name == "kernels":
-            written.append(write_parquet(frame, folder / "kernels.parquet"))
-    if "xlsx" in formats:
-        path, _ = write_xlsx({k: v for k, v in tables.items() if k != "kernels" or len(v) <= XLSX_MAX_ROWS},
-                             folder / "mfu_report.xlsx")
-        written.append(path)
-    written.append(write_json(analysis_json(result), folder / "summary.json"))
-    written.append(write_text(markdown_summary(result), folder / "summary.md"))
-    return written
