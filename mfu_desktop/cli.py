@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import NoReturn
 
 from mfu_desktop import __version__
-from mfu_desktop.core.chips import CatalogError, ChipCatalog, Peak, UnknownChipError
-from mfu_desktop.core.dtypes import ComputeDtype
+from mfu_desktop.core.chips.catalog import CatalogError, ChipCatalog, Peak, UnknownChipError
+from mfu_desktop.core.chips.dtypes import ComputeDtype
 from mfu_desktop.core.flops import BackwardCount, FlopError, Layout, MaskConvention
 from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.mfu import (
@@ -328,7 +328,7 @@ def cmd_chips(args: argparse.Namespace) -> int:
             chips = [catalog.find(args.name)]
         except UnknownChipError as exc:
             raise UsageError(f"argument NAME: {exc}") from None
-    from mfu_desktop.core.chips import ACHIEVABLE_COLUMNS, COLUMN_LABELS, NUMERIC_COLUMNS
+    from mfu_desktop.core.chips.catalog import ACHIEVABLE_COLUMNS, COLUMN_LABELS, NUMERIC_COLUMNS
 
     if args.json:
         out = []
@@ -387,7 +387,7 @@ def _print_legend(chips: list) -> None:
     """What the source codes and confidence letters of ``chips`` stand for."""
     import re
 
-    from mfu_desktop.core.chips import CONFIDENCE_LEGEND, SOURCE_LEGEND
+    from mfu_desktop.core.chips.catalog import CONFIDENCE_LEGEND, SOURCE_LEGEND
 
     codes = sorted({c for chip in chips for c in re.split(r"[;,\s]+", chip.source) if c})
     print("\nsources:")

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from mfu_desktop.core.chips import ChipCatalog, UnknownChipError
+from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 

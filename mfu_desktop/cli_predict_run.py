@@ -12,7 +12,7 @@ from mfu_desktop.cli_profile import _NoPath, nothing_analysed, profile_paths
 from mfu_desktop.core.analysis import AnalysisOptions
 from mfu_desktop.core.calibrate import calibrate
 from mfu_desktop.core.calibration_store import read_factors, save_factors
-from mfu_desktop.core.chips import Chip, ChipCatalog, UnknownChipError
+from mfu_desktop.core.chips.catalog import Chip, ChipCatalog, UnknownChipError
 from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.numbers import pct
 from mfu_desktop.core.predict import Prediction, predict, resolve_targets

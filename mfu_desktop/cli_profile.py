@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mfu_desktop.core import summary
-from mfu_desktop.core.chips import ChipCatalog, UnknownChipError
+from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
 from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.numbers import calls, pct, sig
 from mfu_desktop.core.options import AnalysisOptions, FlopOptions

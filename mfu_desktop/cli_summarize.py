@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from mfu_desktop.core.chips import ChipCatalog, UnknownChipError
+from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 

@@ -27,7 +27,7 @@ def isolated_user_dirs(tmp_path_factory, monkeypatch):
         path = base / name.lower()
         path.mkdir()
         monkeypatch.setenv(f"MFU_DESKTOP_{name}_DIR", str(path))
-    from mfu_desktop.core import chips
+    from mfu_desktop.core.chips import catalog as chips
 
     monkeypatch.setattr(chips, "_DEFAULT_CATALOG", None)
     yield base

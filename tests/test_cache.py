@@ -14,7 +14,7 @@ import pytest
 
 from mfu_desktop.core import cache
 from mfu_desktop.core.analysis import AnalysisOptions
-from mfu_desktop.core.chips import default_catalog
+from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.paths import demo_profile_dir
 from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.profiler.discovery import discover

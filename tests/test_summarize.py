@@ -11,7 +11,7 @@ import pytest
 
 from mfu_desktop.core import summary
 from mfu_desktop.core.analysis import AnalysisOptions
-from mfu_desktop.core.chips import default_catalog
+from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.distributed import Runner, summarize
 from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.summary_store import SummaryError, is_summary, read_summary

@@ -27,7 +27,7 @@ from mfu_desktop.core.accuracy import (  # noqa: E402
     measurements_path,
     read_measurements,
 )
-from mfu_desktop.core.chips import ChipCatalog  # noqa: E402
+from mfu_desktop.core.chips.catalog import ChipCatalog  # noqa: E402
 
 DOC = ROOT / "docs" / "accuracy.md"
 TRACES = ROOT.parent / "shared" / "samples" / "tracelens"

@@ -26,7 +26,7 @@ from mfu_desktop.core.paths import file_mode, user_cache_dir
 from mfu_desktop.core.readers.files import fingerprint
 
 if TYPE_CHECKING:
-    from mfu_desktop.core.chips import ChipCatalog
+    from mfu_desktop.core.chips.catalog import ChipCatalog
     from mfu_desktop.core.options import AnalysisOptions
     from mfu_desktop.core.readers.base import RankFolder
 

@@ -17,7 +17,7 @@ from mfu_desktop.core.profiler.discovery import discover
 from mfu_desktop.core.summary import DOCUMENT_VERSION, folder_document
 
 if TYPE_CHECKING:
-    from mfu_desktop.core.chips import ChipCatalog
+    from mfu_desktop.core.chips.catalog import ChipCatalog
     from mfu_desktop.core.options import AnalysisOptions
 
 

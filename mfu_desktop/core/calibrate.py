@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.chips import Chip
+from mfu_desktop.core.chips.catalog import Chip
 from mfu_desktop.core.op_category import CATEGORIES, category_of
 from mfu_desktop.core.predict import DEFAULT_RULES, RankInput, Rule, group_ratios, kernel_inputs, predict
 from mfu_desktop.core.predict_basis import ADVERTISED, Basis, SavedFactor

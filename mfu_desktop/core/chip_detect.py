@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.chips import (
+from mfu_desktop.core.chips.catalog import (
     COLUMN_LABELS,
     UNCONFIRMED_910B_RANGE,
     CatalogError,
@@ -32,7 +32,7 @@ from mfu_desktop.core.chips import (
     chip_peak,
     normalize_name,
 )
-from mfu_desktop.core.dtypes import ComputeDtype, dtype_column
+from mfu_desktop.core.chips.dtypes import ComputeDtype, dtype_column
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.profiler.info import DeviceInfo
 

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.chips import Chip, ChipCatalog
+from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
 from mfu_desktop.core.compare_families import DEFAULT_FAMILIES, OTHER, Family, family_of
 from mfu_desktop.core.profile_analysis import FolderAnalysis
 from mfu_desktop.core.profiler import columns as C

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from mfu_desktop.core.cache import analysis_key
-from mfu_desktop.core.chips import ChipCatalog
+from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.options import AnalysisOptions
 from mfu_desktop.core.profiler.discovery import discover
 from mfu_desktop.core.readers.base import RankFolder

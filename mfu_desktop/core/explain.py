@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from mfu_desktop.core.bytes import ByteCount, min_bytes
+from mfu_desktop.core.chips.dtypes import ComputeDtype
 from mfu_desktop.core.derivation import Derivation
-from mfu_desktop.core.dtypes import ComputeDtype
 from mfu_desktop.core.flops_registry import FlopEstimate, FlopOptions, estimate
 from mfu_desktop.core.memory_bound import interpret_bandwidth
 from mfu_desktop.core.mfu import dtype_hints, interpret, matmul_hints

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from mfu_desktop.core.chips import Peak
+from mfu_desktop.core.chips.catalog import Peak
+from mfu_desktop.core.chips.dtypes import ComputeDtype
 from mfu_desktop.core.derivation import Derivation, MissingInput
-from mfu_desktop.core.dtypes import ComputeDtype
 from mfu_desktop.core.flops import (
     AttentionFlops,
     BackwardCount,

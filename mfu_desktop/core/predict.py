@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.chips import Chip, ChipCatalog
+from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
 from mfu_desktop.core.options import DEFAULT_SOURCE
 from mfu_desktop.core.predict_basis import Basis
 from mfu_desktop.core.predict_kernels import (

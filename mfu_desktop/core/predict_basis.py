@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mfu_desktop.core.chips import ACHIEVABLE_BW_COLUMN, MAMF_COLUMNS, Chip
+from mfu_desktop.core.chips.catalog import ACHIEVABLE_BW_COLUMN, MAMF_COLUMNS, Chip
 
 #: The bases the prediction offers.
 BASES = ("advertised", "achievable")

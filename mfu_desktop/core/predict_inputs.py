@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mfu_desktop.core.chips import Chip, ChipCatalog
+from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
 from mfu_desktop.core.predict import DEFAULT_SOURCE, RankInput
 from mfu_desktop.core.profile_analysis import FolderAnalysis
 

@@ -27,7 +27,7 @@ import io
 import re
 from dataclasses import dataclass, replace
 
-from mfu_desktop.core.chips import Chip
+from mfu_desktop.core.chips.catalog import Chip
 
 #: Columns of the rules table (and of ``architecture_rules.csv``).
 RULE_COLUMNS = ("enabled", "name", "kind", "chips", "pattern", "factor", "value", "peer_vendor", "note")

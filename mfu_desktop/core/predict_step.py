@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from mfu_desktop.core.chips import Chip
+from mfu_desktop.core.chips.catalog import Chip
 from mfu_desktop.core.profiler.communication import CommMatrix
 from mfu_desktop.core.profiler.step_trace import StepTrace
 

@@ -99,9 +99,9 @@ def create(args: argparse.Namespace, app=None):
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
-    from mfu_desktop.core.chips import ChipCatalog
+    from mfu_desktop.core.chips.catalog import ChipCatalog
+    from mfu_desktop.core.chips.user_catalog import quarantine_user_catalog
     from mfu_desktop.core.paths import demo_profile_dir
-    from mfu_desktop.core.user_catalog import quarantine_user_catalog
     from mfu_desktop.gui.i18n import install_translator, resolve_language
     from mfu_desktop.gui.main_window import MainWindow
     from mfu_desktop.gui.settings import load_settings, notice_text

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mfu_desktop.core.chips import ChipCatalog
+from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.paths import demo_profile_dir
 from mfu_desktop.core.report.analysis_export import export_analysis
 from mfu_desktop.core.writing import ExportError, forbid_inside

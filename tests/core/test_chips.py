@@ -6,8 +6,8 @@ import csv
 
 import pytest
 
-from mfu_desktop.core.chips import CatalogError, ChipCatalog, UnknownChipError, read_catalog_text
-from mfu_desktop.core.dtypes import ComputeDtype
+from mfu_desktop.core.chips.catalog import CatalogError, ChipCatalog, UnknownChipError, read_catalog_text
+from mfu_desktop.core.chips.dtypes import ComputeDtype
 from mfu_desktop.core.paths import shipped_catalog_path, user_catalog_path
 
 

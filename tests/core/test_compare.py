@@ -8,7 +8,7 @@ import json
 import pytest
 
 from mfu_desktop.core.analysis import AnalysisOptions
-from mfu_desktop.core.chips import default_catalog
+from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.compare import compare, comparison_json, side_groups, table
 from mfu_desktop.core.compare_families import DEFAULT_FAMILIES, families_from_csv, families_to_csv, family_of
 from mfu_desktop.core.profile_analysis import analyze_paths

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mfu_desktop.core.chips import Peak
-from mfu_desktop.core.dtypes import ComputeDtype
+from mfu_desktop.core.chips.catalog import Peak
+from mfu_desktop.core.chips.dtypes import ComputeDtype
 from mfu_desktop.core.mfu import (
     MfuBand,
     aggregate,

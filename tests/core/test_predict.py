@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from mfu_desktop.core.calibrate import calibrate
-from mfu_desktop.core.chips import ChipCatalog, read_catalog_file
+from mfu_desktop.core.chips.catalog import ChipCatalog, read_catalog_file
 from mfu_desktop.core.predict import (
     DEFAULT_RULES,
     RankInput,

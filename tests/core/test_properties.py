@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mfu_desktop.core.chips import Peak
-from mfu_desktop.core.dtypes import ComputeDtype
+from mfu_desktop.core.chips.catalog import Peak
+from mfu_desktop.core.chips.dtypes import ComputeDtype
 from mfu_desktop.core.flops import ResolveStatus, flash_attention_forward, mask_count, resolve_matmul
 from mfu_desktop.core.mfu import calc_gemm
 from tests.helpers import brute_mask_count

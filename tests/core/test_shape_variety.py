@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from mfu_desktop.core.analysis import AnalysisOptions, Status, annotate, counted_mask, fine_table, rate
 from mfu_desktop.core.chip_detect import resolve_chip
-from mfu_desktop.core.chips import default_catalog
+from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.grouping import lookup, slots
 from mfu_desktop.core.predict import kernel_inputs
 from mfu_desktop.core.profile_analysis import analyze_paths

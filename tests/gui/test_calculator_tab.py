@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtGui import QGuiApplication
 
-from mfu_desktop.core.chips import default_catalog
+from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.explain import CalculatorPrefill
 from mfu_desktop.core.mfu import calc_gemm
 from mfu_desktop.core.numbers import pct

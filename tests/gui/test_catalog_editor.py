@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from mfu_desktop.core.chips import ChipCatalog
+from mfu_desktop.core.chips.catalog import ChipCatalog
+from mfu_desktop.core.chips.user_catalog import CATALOG_COLUMNS, quarantine_user_catalog, read_user_rows
 from mfu_desktop.core.paths import user_catalog_path
-from mfu_desktop.core.user_catalog import CATALOG_COLUMNS, quarantine_user_catalog, read_user_rows
 from mfu_desktop.gui.dialogs.catalog_editor import CatalogEditor
 
 pytestmark = pytest.mark.gui

@@ -198,7 +198,7 @@ def test_a_folder_of_traces_is_a_cluster_with_ascend_beside(tmp_path):
 def test_prediction_with_a_gpu_source(tmp_path):
     """H100 → MI300X by hand: matrix kernels by the BF16 peak ratio, vector kernels by the HBM ratio (no pipe
     counters on GPUs); memsets and NCCL kernels are not compute-class."""
-    from mfu_desktop.core.chips import default_catalog
+    from mfu_desktop.core.chips.catalog import default_catalog
     from mfu_desktop.core.predict import predict
     from mfu_desktop.core.predict_inputs import choose_source, rank_inputs
 

@@ -21,9 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mfu_desktop.core.chips import ChipCatalog
-from mfu_desktop.core.paths import user_catalog_path
-from mfu_desktop.core.user_catalog import (
+from mfu_desktop.core.chips.catalog import ChipCatalog
+from mfu_desktop.core.chips.user_catalog import (
     CATALOG_COLUMNS,
     CellProblem,
     chip_to_row,
@@ -31,6 +30,7 @@ from mfu_desktop.core.user_catalog import (
     save_user_rows,
     validate_rows,
 )
+from mfu_desktop.core.paths import user_catalog_path
 from mfu_desktop.core.writing import ExportError
 
 _ERROR_BRUSH = QBrush(QColor(217, 83, 79, 90))

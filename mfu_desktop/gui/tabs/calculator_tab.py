@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mfu_desktop.core.chips import CatalogError, ChipCatalog, Peak, UnknownChipError
+from mfu_desktop.core.chips.catalog import CatalogError, ChipCatalog, Peak, UnknownChipError
+from mfu_desktop.core.chips.dtypes import ComputeDtype
 from mfu_desktop.core.derivation import Derivation
-from mfu_desktop.core.dtypes import ComputeDtype
 from mfu_desktop.core.explain import CalculatorPrefill
 from mfu_desktop.core.flops import FlopError, Layout
 from mfu_desktop.core.mfu import (

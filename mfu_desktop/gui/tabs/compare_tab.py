@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mfu_desktop.core.chips import ChipCatalog
+from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.compare import Comparison, compare, table
 from mfu_desktop.core.numbers import pct
 from mfu_desktop.core.profile_analysis import FolderAnalysis, analysis_from_summary, analyze_paths

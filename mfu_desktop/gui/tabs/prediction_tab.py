@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from mfu_desktop.core.accuracy import accuracy_table, error_text, pair_errors, read_measurements
 from mfu_desktop.core.calibration_store import read_factors
-from mfu_desktop.core.chips import ChipCatalog, UnknownChipError
+from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
 from mfu_desktop.core.predict import DEFAULT_TARGETS, Prediction, predict, predict_kernels
 from mfu_desktop.core.predict_basis import ACHIEVABLE, ADVERTISED, Basis
 from mfu_desktop.core.predict_inputs import choose_source, rank_inputs

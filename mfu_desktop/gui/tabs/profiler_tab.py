@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from mfu_desktop.core.analysis import AnalysisOptions, KernelClass, Status
-from mfu_desktop.core.chips import ChipCatalog
+from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.explain import CalculatorPrefill, explain_kernel
 from mfu_desktop.core.flops_registry import FlopOptions
 from mfu_desktop.core.kernel_roofline import chip_bandwidth

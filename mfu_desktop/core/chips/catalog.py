@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from mfu_desktop.core.dtypes import ComputeDtype, dtype_column
+from mfu_desktop.core.chips.dtypes import ComputeDtype, dtype_column
 from mfu_desktop.core.paths import shipped_catalog_path, user_catalog_path
 
 #: Numeric columns of the product layout.

@@ -2,7 +2,7 @@
 
 The user catalog has the same columns as the shipped ``devices_info.csv`` and overrides or
 extends it row by row (identifier ``vendor model``). Rows are validated with the very parser
-that loads catalogs (:func:`mfu_desktop.core.chips.read_catalog_text`), so what the editor
+that loads catalogs (:func:`mfu_desktop.core.chips.catalog.read_catalog_text`), so what the editor
 accepts is exactly what the app later reads.
 """
 
@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from mfu_desktop.core.chips import NUMERIC_COLUMNS, TEXT_COLUMNS, Chip, read_catalog_file, read_catalog_text
+from mfu_desktop.core.chips.catalog import NUMERIC_COLUMNS, TEXT_COLUMNS, Chip, read_catalog_file, read_catalog_text
 from mfu_desktop.core.paths import user_catalog_path
 from mfu_desktop.core.writing import ExportError, atomic_write
 

@@ -1,0 +1,1 @@
+"""Chips: the catalog of accelerators (peaks, bandwidths, sources), the user's own rows, compute dtypes."""
