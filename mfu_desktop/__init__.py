@@ -15,7 +15,7 @@ Architecture (data walks one way)::
 * ``mfu_desktop.cli`` is the ``mfu`` command.
 
 Adding an operator type whose FLOPs can be counted: write one function in
-``core/flops_registry.py`` (shape strings in, :class:`~mfu_desktop.core.flops_registry.FlopEstimate`
+``core/flops_registry.py`` (shape strings in, :class:`~mfu_desktop.core.formulas.registry.FlopEstimate`
 out), register it with ``@register("TypePrefix")`` and add a test with hand-computed values.
 """
 

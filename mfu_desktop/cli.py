@@ -20,16 +20,9 @@ from typing import NoReturn
 from mfu_desktop import __version__
 from mfu_desktop.core.chips.catalog import CatalogError, ChipCatalog, Peak, UnknownChipError
 from mfu_desktop.core.chips.dtypes import ComputeDtype
-from mfu_desktop.core.flops import BackwardCount, FlopError, Layout, MaskConvention
-from mfu_desktop.core.json_contract import stamped
-from mfu_desktop.core.mfu import (
-    WHERE,
-    calc_attention_scores,
-    calc_flash_attention,
-    calc_gemm,
-    calc_linear,
-)
-from mfu_desktop.core.model import (
+from mfu_desktop.core.formulas.flops import BackwardCount, FlopError, Layout, MaskConvention
+from mfu_desktop.core.formulas.mfu import WHERE, calc_attention_scores, calc_flash_attention, calc_gemm, calc_linear
+from mfu_desktop.core.formulas.model import (
     Conventions,
     ModernArchitecture,
     inverse_derivation,
@@ -37,8 +30,9 @@ from mfu_desktop.core.model import (
     palm_remat_flops_per_token,
     tokens_per_second,
 )
+from mfu_desktop.core.formulas.shapes import ShapeError, parse_dims
+from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.numbers import short
-from mfu_desktop.core.shapes import ShapeError, parse_dims
 
 EXIT_OK = 0
 EXIT_NOTHING = 1
@@ -236,7 +230,7 @@ def cmd_calc_fa(args: argparse.Namespace) -> int:
 
 def cmd_calc_memory(args: argparse.Namespace) -> int:
     """``mfu calc memory`` (a memory-bound operator: bytes, GB/s, bandwidth utilisation)."""
-    from mfu_desktop.core.memory_bound import calc_memory_bound
+    from mfu_desktop.core.formulas.memory_bound import calc_memory_bound
 
     bw, source = args.bandwidth_gbs, "entered with --bandwidth-gbs"
     if args.chip and bw:
@@ -289,7 +283,7 @@ def cmd_model(args: argparse.Namespace) -> int:
     if peak is None:
         raise UsageError("argument --chip: required (or --peak-tflops)")
     if args.target_mfu is not None:
-        from mfu_desktop.core.model import flops_per_token
+        from mfu_desktop.core.formulas.model import flops_per_token
 
         fpt = flops_per_token(params, args.layers, args.heads, args.head_dim, args.seq, conventions)
         tokens, step, derivation = inverse_derivation(

@@ -11,9 +11,10 @@ from typing import Any
 
 from mfu_desktop.core import summary
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
+from mfu_desktop.core.formulas.options import FlopOptions
 from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.numbers import calls, pct, sig
-from mfu_desktop.core.options import AnalysisOptions, FlopOptions
+from mfu_desktop.core.options import AnalysisOptions
 from mfu_desktop.core.paths import demo_profile_dir
 from mfu_desktop.core.roofline_figures import judged_figure, roofline_text
 from mfu_desktop.core.steps import PER_STEP_CONVENTION

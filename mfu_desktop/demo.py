@@ -82,7 +82,7 @@ def _vec(name: str, kind: str, shape: str, bw_util: float, core: str = "AI_VECTO
 
     By default an element-wise kernel: two ``shape`` inputs, one ``shape`` output, BF16.
     """
-    from mfu_desktop.core.bytes import min_bytes
+    from mfu_desktop.core.formulas.bytes import min_bytes
 
     inputs = inputs or f"{shape};{shape}"
     in_types = in_types or ";".join(["DT_BF16"] * len(inputs.split(";")))

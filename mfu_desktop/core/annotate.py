@@ -18,7 +18,9 @@ import pandas as pd
 from mfu_desktop.core.chip_detect import ChipResolution
 from mfu_desktop.core.chips.dtypes import ComputeDtype, compute_dtype, first_input_dtype
 from mfu_desktop.core.classify import CLASSES, KernelClass, class_codes
-from mfu_desktop.core.flops_registry import Confidence, FlopEstimate, FlopOptions, estimate, rule_for
+from mfu_desktop.core.formulas.flop_rules import estimate, rule_for
+from mfu_desktop.core.formulas.options import FlopOptions
+from mfu_desktop.core.formulas.registry import Confidence, FlopEstimate
 from mfu_desktop.core.grouping import categorical, codes_of, group_ids, lookup, slots
 from mfu_desktop.core.kernel_roofline import chip_bandwidth, counter_bytes, roofline_columns
 from mfu_desktop.core.options import AnalysisOptions

@@ -10,12 +10,14 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from mfu_desktop.core.bytes import ByteCount, min_bytes
 from mfu_desktop.core.chips.dtypes import ComputeDtype
-from mfu_desktop.core.derivation import Derivation
-from mfu_desktop.core.flops_registry import FlopEstimate, FlopOptions, estimate
-from mfu_desktop.core.memory_bound import interpret_bandwidth
-from mfu_desktop.core.mfu import dtype_hints, interpret, matmul_hints
+from mfu_desktop.core.formulas.bytes import ByteCount, min_bytes
+from mfu_desktop.core.formulas.derivation import Derivation
+from mfu_desktop.core.formulas.flop_rules import estimate
+from mfu_desktop.core.formulas.memory_bound import interpret_bandwidth
+from mfu_desktop.core.formulas.mfu import dtype_hints, interpret, matmul_hints
+from mfu_desktop.core.formulas.options import FlopOptions
+from mfu_desktop.core.formulas.registry import FlopEstimate
 from mfu_desktop.core.numbers import grouped, pct, short, sig
 from mfu_desktop.core.profiler import columns as C
 

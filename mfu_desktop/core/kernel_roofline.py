@@ -1,6 +1,6 @@
 """Bytes and roofline columns of the annotated kernel frame (mfu.md §6), vectorised.
 
-:func:`roofline_columns` adds, per kernel: minimum bytes (:mod:`mfu_desktop.core.bytes`, once per
+:func:`roofline_columns` adds, per kernel: minimum bytes (:mod:`mfu_desktop.core.formulas.bytes`, once per
 distinct shapes/dtypes), arithmetic intensity, achieved GB/s, bandwidth utilisation, the bound,
 the roofline-attainable time and the lost time. :func:`counter_bytes` reads what the hardware
 says it moved (``--aic-metrics Memory`` / ``MemoryAccess``), shown beside the minimum.
@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.bytes import min_bytes
 from mfu_desktop.core.chip_detect import ChipResolution
 from mfu_desktop.core.classify import CLASSES, KernelClass
+from mfu_desktop.core.formulas.bytes import min_bytes
 from mfu_desktop.core.grouping import codes_of, group_ids, lookup
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.roofline import BOUNDS, roofline

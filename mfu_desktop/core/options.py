@@ -1,4 +1,4 @@
-"""The user's choices that change the figures (FLOP conventions, chip, HF32 …), stamped into every report.
+"""The user's choices that change the figures (chip, HF32, top N …), stamped into every report.
 
 A light module (no numpy/pandas): the command line's cached path builds its cache keys from it.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mfu_desktop.core.flops import BackwardCount, MaskConvention
+from mfu_desktop.core.formulas.options import FlopOptions
 
 #: Hot-operator lists show this many rows by default.
 DEFAULT_TOP_N = 10
@@ -15,37 +15,6 @@ DEFAULT_TOP_N = 10
 DEFAULT_SOURCE = "Huawei Ascend 910B"
 #: File formats of ``mfu predict --out``: CSV is the seed script's layout; Parquet is typed, ~8× smaller and faster.
 OUTPUT_FORMATS = ("csv", "parquet", "both")
-
-
-@dataclass(frozen=True)
-class FlopOptions:
-    """User choices that change FLOPs (each stamped into reports).
-
-    Attributes:
-        fa_sparse_mode: ``"auto"`` (inferred from the mask) or a sparse_mode to apply to every
-            FlashAttention kernel.
-        fa_layout: ``"auto"`` or a layout to apply.
-        fa_backward: ``model`` (2× forward, default) or ``executed`` (2.5×, HFU view).
-        mask_convention: ``exact`` or ``seed``.
-    """
-
-    fa_sparse_mode: str | int = "auto"
-    fa_layout: str = "auto"
-    fa_backward: str = BackwardCount.MODEL.value
-    mask_convention: str = MaskConvention.EXACT.value
-
-    def describe(self) -> list[str]:
-        """The options as convention lines."""
-        return [
-            f"FlashAttention sparse_mode: {self.fa_sparse_mode}"
-            + (" (inferred per kernel from atten_mask)" if self.fa_sparse_mode == "auto" else " (user override)"),
-            f"FlashAttention layout: {self.fa_layout}"
-            + (" (inferred from softmax_max's shape)" if self.fa_layout == "auto" else " (user override)"),
-            "FlashAttention backward: " + ("model FLOPs, 2 × forward" if self.fa_backward == "model"
-                                          else "executed FLOPs incl. recomputed QKᵀ (HFU view)"),
-            f"mask geometry: {self.mask_convention}",
-        ]
-
 
 
 @dataclass(frozen=True)

@@ -42,10 +42,10 @@ from mfu_desktop.core.analysis_cache import read_analysis, write_analysis
 from mfu_desktop.core.cache import analysis_key, cache_key
 from mfu_desktop.core.chip_detect import ChipResolution, resolve_chip
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError, default_catalog
+from mfu_desktop.core.formulas.options import FlopOptions
 from mfu_desktop.core.kernel_roofline import chip_bandwidth, roofline_summary, roofline_warnings
 from mfu_desktop.core.loader import RankData, adopt, load_ranks
 from mfu_desktop.core.numbers import finite_number
-from mfu_desktop.core.options import FlopOptions
 from mfu_desktop.core.process_memory import release_memory
 from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.profiler.discovery import Discovery, RankFolder, discover

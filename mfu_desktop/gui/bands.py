@@ -8,7 +8,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
-from mfu_desktop.core.mfu import BAND_ORDER, MfuBand, mfu_band, mfu_band_codes
+from mfu_desktop.core.formulas.mfu import BAND_ORDER, MfuBand, mfu_band, mfu_band_codes
 
 #: Red far from peak … green near the limit; magenta for the impossible (> 100 %).
 BAND_RGB: dict[MfuBand, tuple[int, int, int]] = {

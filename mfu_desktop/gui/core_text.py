@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from mfu_desktop.core.derivation import Derivation
+from mfu_desktop.core.formulas.derivation import Derivation
 
 _VOCABULARY = (
     QT_TRANSLATE_NOOP("CoreText", "counted"),

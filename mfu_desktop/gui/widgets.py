@@ -6,7 +6,7 @@ from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
-from mfu_desktop.core.shapes import ShapeError, parse_dims
+from mfu_desktop.core.formulas.shapes import ShapeError, parse_dims
 
 _ERROR_STYLE = "QLineEdit { border: 1px solid #d9534f; background: rgba(217, 83, 79, 40); }"
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mfu_desktop.core.bytes import element_bytes, min_bytes
+from mfu_desktop.core.formulas.bytes import element_bytes, min_bytes
 from mfu_desktop.core.options import AnalysisOptions
 from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.roofline import ridge_point, roofline

@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from mfu_desktop.core.flops import (
+from mfu_desktop.core.formulas.flops import (
     BackwardCount,
     FlopError,
     ResolveStatus,

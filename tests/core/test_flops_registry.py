@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mfu_desktop.core.flops_registry import FlopEstimate, FlopOptions, estimate, register, rule_for
+from mfu_desktop.core.formulas.flop_rules import estimate, rule_for
+from mfu_desktop.core.formulas.options import FlopOptions
+from mfu_desktop.core.formulas.registry import FlopEstimate, register
 
 FA_IN = "4096,2,512;4096,2,512;4096,2,512;;;;4096,4096;;;;;"
 FA_IN_TYPES = "DT_BF16;DT_BF16;DT_BF16;DT_BF16;UINT8;DT_BF16;BOOL;INT64;INT64;INT64;INT64;INT64"

@@ -7,7 +7,7 @@ import pytest
 
 from mfu_desktop.core.chips.catalog import Peak
 from mfu_desktop.core.chips.dtypes import ComputeDtype
-from mfu_desktop.core.mfu import (
+from mfu_desktop.core.formulas.mfu import (
     MfuBand,
     aggregate,
     calc_flash_attention,

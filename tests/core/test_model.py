@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mfu_desktop.core.flops import FlopError
-from mfu_desktop.core.model import (
+from mfu_desktop.core.formulas.flops import FlopError
+from mfu_desktop.core.formulas.model import (
     Conventions,
     ModernArchitecture,
     model_mfu,

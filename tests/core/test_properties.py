@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from mfu_desktop.core.chips.catalog import Peak
 from mfu_desktop.core.chips.dtypes import ComputeDtype
-from mfu_desktop.core.flops import ResolveStatus, flash_attention_forward, mask_count, resolve_matmul
-from mfu_desktop.core.mfu import calc_gemm
+from mfu_desktop.core.formulas.flops import ResolveStatus, flash_attention_forward, mask_count, resolve_matmul
+from mfu_desktop.core.formulas.mfu import calc_gemm
 from tests.helpers import brute_mask_count
 
 dims = st.integers(min_value=1, max_value=8192)

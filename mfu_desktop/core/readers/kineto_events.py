@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from mfu_desktop.core.flops_aten import RULED_OPS
-from mfu_desktop.core.flops_registry import rule_for
+from mfu_desktop.core.formulas.aten_ops import RULED_OPS
+from mfu_desktop.core.formulas.flop_rules import rule_for
 from mfu_desktop.core.readers.kineto_files import open_text
 
 #: Characters decoded per read (the buffer grows when one event is larger).

@@ -1,6 +1,6 @@
 """Calculator tab: operator MFU (GEMM … FlashAttention) and whole-model MFU/HFU, updated as you type.
 
-Every figure comes from :mod:`mfu_desktop.core.mfu` / :mod:`mfu_desktop.core.model`; this
+Every figure comes from :mod:`mfu_desktop.core.formulas.mfu` / :mod:`mfu_desktop.core.formulas.model`; this
 module only parses fields, marks invalid ones and shows the engine's derivation.
 """
 
@@ -28,10 +28,10 @@ from PySide6.QtWidgets import (
 
 from mfu_desktop.core.chips.catalog import CatalogError, ChipCatalog, Peak, UnknownChipError
 from mfu_desktop.core.chips.dtypes import ComputeDtype
-from mfu_desktop.core.derivation import Derivation
 from mfu_desktop.core.explain import CalculatorPrefill
-from mfu_desktop.core.flops import FlopError, Layout
-from mfu_desktop.core.mfu import (
+from mfu_desktop.core.formulas.derivation import Derivation
+from mfu_desktop.core.formulas.flops import FlopError, Layout
+from mfu_desktop.core.formulas.mfu import (
     OperatorResult,
     calc_attention_scores,
     calc_flash_attention,
@@ -39,7 +39,7 @@ from mfu_desktop.core.mfu import (
     calc_linear,
     mfu_band,
 )
-from mfu_desktop.core.model import (
+from mfu_desktop.core.formulas.model import (
     Conventions,
     ModernArchitecture,
     flops_per_token,
@@ -573,7 +573,7 @@ class CalculatorTab(QWidget):
         self.derivation.setMarkdown(derivation_markdown(result.derivation))
 
     def _memory(self, errors: list[str]) -> None:
-        from mfu_desktop.core.memory_bound import calc_memory_bound
+        from mfu_desktop.core.formulas.memory_bound import calc_memory_bound
 
         f = self.fields
         values = [f[k].checked(errors, label) for k, label in (

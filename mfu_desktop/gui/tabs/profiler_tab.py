@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 from mfu_desktop.core.analysis import AnalysisOptions, KernelClass, Status
 from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.explain import CalculatorPrefill, explain_kernel
-from mfu_desktop.core.flops_registry import FlopOptions
+from mfu_desktop.core.formulas.options import FlopOptions
 from mfu_desktop.core.kernel_roofline import chip_bandwidth
 from mfu_desktop.core.numbers import pct, sig
 from mfu_desktop.core.profile_analysis import (

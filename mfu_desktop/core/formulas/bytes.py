@@ -31,8 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from mfu_desktop.core.formulas.shapes import Shape, ShapeError, format_shape, numel, parse_dtypes, parse_shapes
 from mfu_desktop.core.numbers import grouped
-from mfu_desktop.core.shapes import Shape, ShapeError, format_shape, numel, parse_dtypes, parse_shapes
 
 #: Bytes per element of each dtype spelling (upper case, ``DT_`` and ``C10::`` prefixes removed).
 ELEMENT_BYTES: dict[str, int] = {

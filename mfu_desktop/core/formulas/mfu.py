@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from mfu_desktop.core.chips.catalog import Peak
 from mfu_desktop.core.chips.dtypes import ComputeDtype
-from mfu_desktop.core.derivation import Derivation, MissingInput
-from mfu_desktop.core.flops import (
+from mfu_desktop.core.formulas.derivation import Derivation, MissingInput
+from mfu_desktop.core.formulas.flops import (
     AttentionFlops,
     BackwardCount,
     FlopCount,
@@ -28,8 +28,8 @@ from mfu_desktop.core.flops import (
     gemm_flops,
     linear_flops,
 )
+from mfu_desktop.core.formulas.shapes import Shape, format_shape
 from mfu_desktop.core.numbers import grouped, pct, short, sig
-from mfu_desktop.core.shapes import Shape, format_shape
 
 if TYPE_CHECKING:  # numpy is imported where arrays are handled: the calculator's command line stays light
     import numpy as np

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mfu_desktop.core.derivation import Derivation
-from mfu_desktop.core.flops import FlopError
-from mfu_desktop.core.mfu import interpret
+from mfu_desktop.core.formulas.derivation import Derivation
+from mfu_desktop.core.formulas.flops import FlopError
+from mfu_desktop.core.formulas.mfu import interpret
 from mfu_desktop.core.numbers import grouped, pct, short, sig
 
 

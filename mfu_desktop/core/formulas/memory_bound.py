@@ -1,6 +1,6 @@
 """A memory-bound operator in the calculator: shapes + dtypes + time → bytes, GB/s, bandwidth utilisation.
 
-The bytes are :func:`mfu_desktop.core.bytes.min_bytes` (mfu.md §6): every input read once, every
+The bytes are :func:`mfu_desktop.core.formulas.bytes.min_bytes` (mfu.md §6): every input read once, every
 output written once. Bandwidth utilisation is achieved GB/s over the chip's HBM bandwidth; it
 judges a memory-bound kernel as MFU judges a compute-bound one.
 """
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mfu_desktop.core.bytes import min_bytes
-from mfu_desktop.core.derivation import Derivation, MissingInput
-from mfu_desktop.core.mfu import MfuBand, mfu_band
+from mfu_desktop.core.formulas.bytes import min_bytes
+from mfu_desktop.core.formulas.derivation import Derivation, MissingInput
+from mfu_desktop.core.formulas.mfu import MfuBand, mfu_band
 from mfu_desktop.core.numbers import grouped, pct, short, sig
 
 #: What a bandwidth utilisation means, on the same bands as MFU (one band definition: :func:`mfu_band`).

@@ -13,8 +13,8 @@ from enum import StrEnum
 from fractions import Fraction
 from numbers import Integral
 
+from mfu_desktop.core.formulas.shapes import Shape, format_shape, numel
 from mfu_desktop.core.numbers import grouped
-from mfu_desktop.core.shapes import Shape, format_shape, numel
 
 
 class FlopError(ValueError):

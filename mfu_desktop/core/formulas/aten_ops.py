@@ -1,7 +1,7 @@
 """FLOP rules of PyTorch ATen operators, as the PyTorch profiler (Kineto) records them on GPUs.
 
 A framework op records its inputs (``Input Dims``, ``Input type``) and its scalar arguments
-(``Concrete Inputs``), not its outputs; the engine's formulas (:mod:`mfu_desktop.core.flops`)
+(``Concrete Inputs``), not its outputs; the engine's formulas (:mod:`mfu_desktop.core.formulas.flops`)
 give the FLOPs with the same conventions as on Ascend (mfu.md §2–§3):
 
 * matmuls — ``aten::mm``, ``addmm``, ``bmm``, ``baddbmm``, ``matmul`` (broadcast), ``linear``,
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 
-from mfu_desktop.core.flops import (
+from mfu_desktop.core.formulas.flops import (
     FlopError,
     Layout,
     broadcast_matmul_flops,
@@ -29,9 +29,9 @@ from mfu_desktop.core.flops import (
     flash_attention_forward,
     sequence_lengths,
 )
-from mfu_desktop.core.flops_registry import Confidence, FlopEstimate, ShapeContext, register
+from mfu_desktop.core.formulas.registry import Confidence, FlopEstimate, ShapeContext, register
+from mfu_desktop.core.formulas.shapes import Shape, format_shape, numel
 from mfu_desktop.core.numbers import grouped
-from mfu_desktop.core.shapes import Shape, format_shape, numel
 
 # --- arguments ------------------------------------------------------------------------------
 

@@ -1,22 +1,10 @@
-"""Shape → FLOPs for profiler operator types: a pluggable registry (mfu.md §2.3, §3.5).
-
-Each rule takes the parsed shapes and dtypes of one (type, shape) combination and returns a
-:class:`FlopEstimate`: the FLOPs, or the reason they cannot be counted, plus the assumption
-used and how sure it is. The analysis calls a rule once per distinct combination, never per
-row. Adding an operator type is one function and a test::
-
-    @register("MyMatmulOp")
-    def _my_op(ctx: ShapeContext) -> FlopEstimate:
-        ...
-"""
+"""FLOP rules of Ascend operator types (MatMul family, FlashAttention, convolution; mfu.md §2.3, §3.5)."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from mfu_desktop.core.flops import (
+from mfu_desktop.core.formulas.flops import (
     FlopError,
     Layout,
     ResolveStatus,
@@ -24,153 +12,23 @@ from mfu_desktop.core.flops import (
     flash_attention_forward,
     resolve_matmul,
 )
+from mfu_desktop.core.formulas.registry import Confidence, FlopEstimate, ShapeContext, register
+from mfu_desktop.core.formulas.shapes import Shape, format_shape
 from mfu_desktop.core.numbers import grouped
-from mfu_desktop.core.options import FlopOptions
-from mfu_desktop.core.shapes import Shape, ShapeError, format_shape, numel, parse_dtypes, parse_shapes
 
 #: The compressed causal mask of sparse_mode 2/3/4 (CANN docs): 2048 × 2048.
 COMPRESSED_MASK = (2048, 2048)
+
+
 #: softmax_max / softmax_sum keep 8 floats per row.
 SOFTMAX_LANES = 8
 
+
 _FLOAT_DTYPES = {"FLOAT", "DT_FLOAT", "FLOAT32", "DT_FLOAT32"}
+
+
 _MASK_DTYPES = {"BOOL", "DT_BOOL", "UINT8", "DT_UINT8", "DT_BF16", "FLOAT16", "DT_FLOAT16", "INT8"}
 
-
-class Confidence:
-    """How sure an estimate is (shown next to FlashAttention FLOPs)."""
-
-    EXACT = "exact"
-    HIGH = "high"
-    MEDIUM = "medium"
-    LOW = "low"
-
-
-@dataclass(frozen=True)
-class ShapeContext:
-    """One distinct (type, shapes, dtypes) combination of a profile."""
-
-    op_type: str
-    inputs: tuple[Shape, ...] | None
-    outputs: tuple[Shape, ...] | None
-    input_dtypes: tuple[str, ...]
-    output_dtypes: tuple[str, ...]
-    options: FlopOptions = field(default_factory=FlopOptions)
-    #: Scalar arguments of the call where the profiler records them: positional (Kineto "Concrete
-    #: Inputs") or ``name=value`` (arguments recorded by marks, e.g. ``input_layout=TND``).
-    attributes: tuple[str, ...] = ()
-
-    def named(self, name: str) -> str | None:
-        """The value of a ``name=value`` attribute, or ``None`` when the call has none."""
-        prefix = name + "="
-        for item in self.attributes:
-            item = item.strip()
-            if item.startswith(prefix):
-                return item[len(prefix):].strip()
-        return None
-
-
-@dataclass(frozen=True)
-class FlopEstimate:
-    """FLOPs of one kernel shape, or why there are none.
-
-    Attributes:
-        flops: Model FLOPs, ``None`` when not countable.
-        reason: Why not countable (empty when counted).
-        assumption: Inferences used (FA layout/mask), shown in the derivation.
-        confidence: exact / high / medium / low.
-        detail: The formula with numbers substituted.
-        executed_flops: Hardware-executed FLOPs when they differ (FA backward).
-        dims: Named dims for hints and "Open in calculator".
-    """
-
-    flops: int | None
-    reason: str = ""
-    assumption: str = ""
-    confidence: str = Confidence.EXACT
-    detail: str = ""
-    executed_flops: int | None = None
-    dims: tuple[tuple[str, object], ...] = ()
-
-    @property
-    def counted(self) -> bool:
-        """True when FLOPs are known."""
-        return self.flops is not None
-
-
-Rule = Callable[[ShapeContext], FlopEstimate]
-_RULES: list[tuple[tuple[str, ...], bool, Rule]] = []
-_SHAPE_FREE: set[Rule] = set()
-#: Rules that read only the inputs (framework ops: the profiler records no output shapes).
-_INPUTS_ONLY: set[Rule] = set()
-
-
-def register(*prefixes: str, exact: bool = False, needs_shapes: bool = True,
-             inputs_only: bool = False) -> Callable[[Rule], Rule]:
-    """Register a rule for operator types starting with (or equal to) one of ``prefixes``.
-
-    Rules registered earlier win; put specific names before general prefixes. A rule with
-    ``needs_shapes=False`` is called even when the shapes are ``N/A``; one with
-    ``inputs_only=True`` needs no output shapes (framework ops, whose outputs are not recorded).
-    """
-
-    def wrap(rule: Rule) -> Rule:
-        _RULES.append((prefixes, exact, rule))
-        if not needs_shapes:
-            _SHAPE_FREE.add(rule)
-        if inputs_only:
-            _INPUTS_ONLY.add(rule)
-        return rule
-
-    return wrap
-
-
-def rule_for(op_type: str) -> Rule | None:
-    """The rule that counts ``op_type``, or ``None`` (no FLOP rule: vector, communication …)."""
-    for prefixes, exact, rule in _RULES:
-        if exact and op_type in prefixes:
-            return rule
-        if not exact and op_type.startswith(prefixes):
-            return rule
-    return None
-
-
-#: Distinct kernel shapes whose estimates are remembered: the ranks of a cluster repeat the same
-#: shapes, so each is worked out once per process (an estimate is a few hundred bytes).
-ESTIMATE_CACHE_SIZE = 1 << 16
-
-
-@functools.lru_cache(maxsize=ESTIMATE_CACHE_SIZE)
-def estimate(op_type: str, input_shapes: str | None, output_shapes: str | None, input_dtypes: str | None,
-             output_dtypes: str | None, options: FlopOptions | None = None,
-             attributes: str | None = None) -> FlopEstimate | None:
-    """FLOPs of one kernel shape from the profiler's cells; ``None`` when the type has no rule.
-
-    ``attributes`` are the call's scalar arguments separated by ``;`` (Kineto's "Concrete
-    Inputs": strides, paddings, ``is_causal`` …). Pure and cached (the estimate is immutable):
-    the same cells give the same object.
-    """
-    rule = rule_for(op_type)
-    if rule is None:
-        return None
-    if rule in _SHAPE_FREE:
-        return rule(ShapeContext(op_type, None, None, (), (), options or FlopOptions()))
-    try:
-        inputs = parse_shapes(input_shapes)
-        outputs = parse_shapes(output_shapes) if rule not in _INPUTS_ONLY else ()
-    except ShapeError as exc:
-        return FlopEstimate(None, f"malformed shapes: {exc}")
-    if inputs is None or outputs is None:
-        return FlopEstimate(None, "shapes N/A (Level0 capture, or shapes not collected)")
-    ctx = ShapeContext(op_type, inputs, outputs, parse_dtypes(input_dtypes), parse_dtypes(output_dtypes),
-                       options or FlopOptions(), tuple(attributes.split(";")) if attributes else ())
-    try:
-        return rule(ctx)
-    except FlopError as exc:
-        return FlopEstimate(None, f"inconsistent shapes: {exc}")
-
-
-# --- rules --------------------------------------------------------------------------------
 
 _FUSED_COMM = ("AllGatherMatmul", "MatmulReduceScatter", "MatmulAllReduce", "MatmulAllToAll", "AlltoAllMatmul",
                "AllToAllAllGatherBatchMatMul", "BatchMatMulReduceScatterAlltoAll")
@@ -223,9 +81,6 @@ def _grouped_matmul(ctx: ShapeContext) -> FlopEstimate:
     return FlopEstimate(flops, "", "only routed tokens are counted: E does not multiply", Confidence.EXACT,
                         f"2·T·K·N = 2 × {t} × {k} × {n} = {grouped(flops)}", None,
                         (("T", t), ("K", k), ("N", n), ("E", w[0] if len(w) == 3 else 1)))
-
-
-# --- FlashAttention -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -471,16 +326,3 @@ def _conv2d(ctx: ShapeContext) -> FlopEstimate:
     return FlopEstimate(flops, "", "NCHW assumed", Confidence.MEDIUM,
                         f"2·N·C_out·H_out·W_out·(C_in/groups)·kh·kw = 2 × {n} × {c_out} × {y[2]} × {y[3]} × "
                         f"{c_per_group} × {kh} × {kw} = {grouped(flops)}")
-
-
-def registered_prefixes() -> list[str]:
-    """Every prefix/name with a rule (for documentation and the UI)."""
-    return [p for prefixes, _, _ in _RULES for p in prefixes]
-
-
-__all__ = ["Confidence", "FlopEstimate", "FlopOptions", "ShapeContext", "estimate", "numel", "register",
-           "registered_prefixes", "rule_for"]
-
-
-# Operator formulas in their own modules register themselves on import (one line each).
-from mfu_desktop.core import flops_aten  # noqa: E402, F401  (PyTorch ATen ops: the GPU traces)

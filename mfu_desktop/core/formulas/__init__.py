@@ -1,0 +1,1 @@
+"""Formulas: FLOPs, bytes and MFU of operators and whole models, with their derivations (mfu.md)."""
