@@ -57,8 +57,8 @@ def generate(path: Path, gigabytes: float) -> None:
 
 
 READER = ("import sys; from pathlib import Path; "
-          "from mfu_desktop.core.readers.kineto_events import read_trace; "
-          "from mfu_desktop.core.readers.kineto_frame import kernel_frame; "
+          "from mfu_desktop.core.readers.kineto.events import read_trace; "
+          "from mfu_desktop.core.readers.kineto.frame import kernel_frame; "
           "ev = read_trace(Path(sys.argv[1])); frame, trace, notes = kernel_frame(ev); "
           "print(len(frame))")
 JSON_LOAD = "import json, sys; data = json.load(open(sys.argv[1], encoding='utf-8')); print(len(data['traceEvents']))"

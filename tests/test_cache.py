@@ -17,7 +17,7 @@ from mfu_desktop.core.analysis import AnalysisOptions
 from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.paths import demo_profile_dir
 from mfu_desktop.core.profile_analysis import analyze_paths
-from mfu_desktop.core.profiler.discovery import discover
+from mfu_desktop.core.readers.discovery import discover
 from tests.conftest import ROOT
 
 #: Runs the CLI and reports which heavy modules it imported (stdout: the CLI's, stderr: the list).

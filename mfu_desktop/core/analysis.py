@@ -24,8 +24,8 @@ from mfu_desktop.core.annotate import (  # re-exported: the kernel-level half of
 from mfu_desktop.core.classify import KernelClass
 from mfu_desktop.core.grouping import codes_of, counts, group_ids, lookup, slots, sums
 from mfu_desktop.core.options import DEFAULT_TOP_N, AnalysisOptions
-from mfu_desktop.core.profiler import columns as C
-from mfu_desktop.core.profiler.step_trace import StepTrace
+from mfu_desktop.core.readers import columns as C
+from mfu_desktop.core.readers.step_trace import StepTrace
 from mfu_desktop.core.roofline import BOUNDS
 from mfu_desktop.core.steps import SLOW_RANK_MARGIN, slow_ranks
 

@@ -24,7 +24,7 @@ from mfu_desktop.core.formulas.registry import Confidence, FlopEstimate
 from mfu_desktop.core.grouping import categorical, codes_of, group_ids, lookup, slots
 from mfu_desktop.core.kernel_roofline import chip_bandwidth, counter_bytes, roofline_columns
 from mfu_desktop.core.options import AnalysisOptions
-from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.core.readers import columns as C
 
 
 class Status(StrEnum):

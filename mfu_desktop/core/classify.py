@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from mfu_desktop.core.grouping import codes_of, lookup
-from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.core.readers import columns as C
 
 
 class KernelClass(StrEnum):

@@ -32,7 +32,7 @@ import pandas as pd
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
 from mfu_desktop.core.compare_families import DEFAULT_FAMILIES, OTHER, Family, family_of
 from mfu_desktop.core.profile_analysis import FolderAnalysis
-from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.summary import number
 
 #: A group is keyed by these.

@@ -26,8 +26,8 @@ from typing import Any
 from mfu_desktop.core.cache import analysis_key
 from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.options import AnalysisOptions
-from mfu_desktop.core.profiler.discovery import discover
 from mfu_desktop.core.readers.base import RankFolder
+from mfu_desktop.core.readers.discovery import discover
 from mfu_desktop.core.summary_store import (
     DOCUMENTS,
     RankEntry,

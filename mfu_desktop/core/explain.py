@@ -19,7 +19,7 @@ from mfu_desktop.core.formulas.mfu import dtype_hints, interpret, matmul_hints
 from mfu_desktop.core.formulas.options import FlopOptions
 from mfu_desktop.core.formulas.registry import FlopEstimate
 from mfu_desktop.core.numbers import grouped, pct, short, sig
-from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.core.readers import columns as C
 
 
 @dataclass

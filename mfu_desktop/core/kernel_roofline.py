@@ -15,7 +15,7 @@ from mfu_desktop.core.chip_detect import ChipResolution
 from mfu_desktop.core.classify import CLASSES, KernelClass
 from mfu_desktop.core.formulas.bytes import min_bytes
 from mfu_desktop.core.grouping import codes_of, group_ids, lookup
-from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.roofline import BOUNDS, roofline
 from mfu_desktop.core.roofline_figures import ROOFLINE_SUMMARY_FIELDS, roofline_rates
 

@@ -1,10 +1,4 @@
-"""Load ranks: read each rank's files once (text or db, never both), concurrently, with a cache.
-
-A rank's parsed data (canonical kernel frame, step trace, communication matrix, chip
-evidence) is cached in the per-user cache folder, keyed by the engine version and the size
-and modification time of every input file, so a second analysis of an unchanged folder
-skips parsing. Nothing is ever written inside a profiler folder.
-"""
+"""Load ranks: read each rank's files once (text or db, never both), concurrently, with a cache."""
 
 from __future__ import annotations
 
@@ -12,73 +6,16 @@ import copy
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
-
-import pandas as pd
 
 from mfu_desktop.core.cache import cache_key, clear, entry, read_pickle, touch, write_atomic, write_pickle
 from mfu_desktop.core.frame_store import read_frame, write_frame
-from mfu_desktop.core.profiler.communication import CommMatrix
-from mfu_desktop.core.profiler.info import CaptureConfig, DeviceInfo, ParallelGroups
-from mfu_desktop.core.profiler.kernels_db import DbExtras
-from mfu_desktop.core.profiler.step_trace import StepTrace
 from mfu_desktop.core.progress import Cancelled, Progress, check
-from mfu_desktop.core.readers import ENRICHERS, reader_named
 from mfu_desktop.core.readers.base import RankFolder
-from mfu_desktop.core.readers.files import fingerprint
+from mfu_desktop.core.readers.load import read_rank
+from mfu_desktop.core.readers.rank_data import RankData, adopt
 
 #: Ranks parsed at once (pyarrow parses each file with its own threads too).
 MAX_PARALLEL_RANKS = min(8, (os.cpu_count() or 2))
-
-
-@dataclass
-class RankData:
-    """Everything read from one rank folder (parsed, not yet analysed).
-
-    Attributes:
-        folder: The discovered rank.
-        kernels: Canonical kernel frame, or ``None`` when nothing could be read.
-        kernel_source: What the kernels came from and why (text vs db).
-        step_trace: Step breakdown, when present.
-        comm: Communication matrix (longest links), when present.
-        error: Why the rank could not be analysed at all (``None`` when it could).
-        problems: Non-fatal problems (skipped rows, unreadable side files …).
-        notes: What else was read (MSTX marks tied to kernels …), shown with the rank's notes.
-        incomplete: Reasons to think the folder is not whole (marker missing, file growing).
-        from_cache: True when served from the cache.
-    """
-
-    folder: RankFolder
-    kernels: pd.DataFrame | None = None
-    kernel_source: str = ""
-    missing_columns: list[str] = field(default_factory=list)
-    step_trace: StepTrace | None = None
-    comm: CommMatrix | None = None
-    device_infos: list[DeviceInfo] = field(default_factory=list)
-    db_extras: DbExtras | None = None
-    groups: ParallelGroups | None = None
-    error: str | None = None
-    problems: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    incomplete: list[str] = field(default_factory=list)
-    from_cache: bool = False
-    load_seconds: float = 0.0
-    changed_while_read: bool = False
-    device_name: str | None = None
-    device: object | None = None  # a GPU's deviceProperties (chip detection), when the reader has them
-    #: What the reader learnt about the rank folder itself (vendor, capture configuration): kept
-    #: here so that a result served from the cache tells the folder the same (:func:`adopt`).
-    vendor: str | None = None
-    config: CaptureConfig | None = None
-
-
-def adopt(folder: RankFolder, data: RankData) -> None:
-    """Make ``data`` (possibly from the cache) describe ``folder``, and the folder what its reader learnt."""
-    data.folder = folder
-    if data.vendor:
-        folder.vendor = data.vendor
-    if data.config is not None:
-        folder.config = data.config
 
 
 def cache_read(key: str) -> RankData | None:
@@ -126,22 +63,10 @@ def load_rank(folder: RankFolder, use_cache: bool = True, progress: Progress | N
             cached.load_seconds = time.perf_counter() - started
             return cached
     check(progress)
-    data = RankData(folder=folder, problems=list(folder.problems))
-    inputs_before = fingerprint(folder.input_files())
-    try:
-        reader = reader_named(folder.reader)
-    except KeyError:
-        data.error = f"no reader for {folder.path} ({folder.reader or 'unknown format'})"
-        return data
-    reader.read(folder, data)
-    for enricher in ENRICHERS:
-        if data.error is None and enricher.applies(folder, data):
-            enricher.enrich(folder, data)
+    data = read_rank(folder)
     check(progress)
     data.load_seconds = time.perf_counter() - started
-    unchanged = fingerprint(folder.input_files()) == inputs_before
-    data.changed_while_read = not unchanged
-    if use_cache and data.error is None and unchanged:
+    if use_cache and data.error is None and not data.changed_while_read:
         cache_write(key, data)
     return data
 

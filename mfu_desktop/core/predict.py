@@ -46,8 +46,8 @@ from mfu_desktop.core.predict_rules import (
     with_rules_disabled,
 )
 from mfu_desktop.core.predict_step import MeasuredStep, StepComposite, comm_line, measured_step, step_composite
-from mfu_desktop.core.profiler.communication import CommMatrix
-from mfu_desktop.core.profiler.step_trace import StepTrace
+from mfu_desktop.core.readers.ascend.communication import CommMatrix
+from mfu_desktop.core.readers.step_trace import StepTrace
 from mfu_desktop.core.steps import captured_steps
 
 #: Targets compared by default (the seed README's list plus the common NVIDIA parts).

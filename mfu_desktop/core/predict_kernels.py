@@ -35,7 +35,7 @@ from mfu_desktop.core.predict_basis import (
     basis_label,
 )
 from mfu_desktop.core.predict_rules import Rule, bandwidth, efficiency
-from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.core.readers import columns as C
 
 #: Prediction classes (compute-class kernels); everything else is excluded and listed.
 CLASSES = ("cube", "vector", "mix")

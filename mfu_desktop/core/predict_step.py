@@ -13,8 +13,8 @@ import math
 from dataclasses import dataclass, field
 
 from mfu_desktop.core.chips.catalog import Chip
-from mfu_desktop.core.profiler.communication import CommMatrix
-from mfu_desktop.core.profiler.step_trace import StepTrace
+from mfu_desktop.core.readers.ascend.communication import CommMatrix
+from mfu_desktop.core.readers.step_trace import StepTrace
 
 
 @dataclass

@@ -44,14 +44,15 @@ from mfu_desktop.core.chip_detect import ChipResolution, resolve_chip
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError, default_catalog
 from mfu_desktop.core.formulas.options import FlopOptions
 from mfu_desktop.core.kernel_roofline import chip_bandwidth, roofline_summary, roofline_warnings
-from mfu_desktop.core.loader import RankData, adopt, load_ranks
+from mfu_desktop.core.loader import load_ranks
 from mfu_desktop.core.numbers import finite_number
 from mfu_desktop.core.process_memory import release_memory
-from mfu_desktop.core.profiler import columns as C
-from mfu_desktop.core.profiler.discovery import Discovery, RankFolder, discover
-from mfu_desktop.core.profiler.info import CaptureConfig
-from mfu_desktop.core.profiler.step_trace import StepTrace, read_cluster_step_trace
 from mfu_desktop.core.progress import Progress, check
+from mfu_desktop.core.readers import columns as C
+from mfu_desktop.core.readers.ascend.info import CaptureConfig
+from mfu_desktop.core.readers.discovery import Discovery, RankFolder, discover
+from mfu_desktop.core.readers.rank_data import RankData, adopt
+from mfu_desktop.core.readers.step_trace import StepTrace, read_cluster_step_trace
 from mfu_desktop.core.steps import AcrossRanks, captured_steps
 from mfu_desktop.core.summary_store import Summary
 

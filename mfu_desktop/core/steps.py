@@ -14,12 +14,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.core.readers import columns as C
 
 if TYPE_CHECKING:  # a light module: the command line's cached path uses it without pandas
     import pandas as pd
 
-    from mfu_desktop.core.profiler.step_trace import StepTrace
+    from mfu_desktop.core.readers.step_trace import StepTrace
 
 #: The label every front end uses for the convention (user guide: "Reading the numbers").
 PER_STEP_CONVENTION = ("times are per step (mean over the captured steps) and per rank (mean over ranks); "

@@ -31,7 +31,7 @@ from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.op_category import category_of
 from mfu_desktop.core.predict import DEFAULT_RULES, RankInput, kernel_inputs, predict, predict_kernels, target_totals
 from mfu_desktop.core.predict_basis import ACHIEVABLE, ADVERTISED, Basis, SavedFactor, check_basis
-from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.core.readers import columns as C
 from tests.conftest import requires_samples
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -26,9 +26,9 @@ from mfu_desktop.core.predict import (
 )
 from mfu_desktop.core.predict_step import comm_line, measured_step
 from mfu_desktop.core.profile_analysis import analyze_paths
-from mfu_desktop.core.profiler import columns as C
-from mfu_desktop.core.profiler.communication import parse_comm_matrix, read_comm_matrix
-from mfu_desktop.core.profiler.step_trace import StepTrace, read_step_trace_csv
+from mfu_desktop.core.readers import columns as C
+from mfu_desktop.core.readers.ascend.communication import parse_comm_matrix, read_comm_matrix
+from mfu_desktop.core.readers.step_trace import StepTrace, read_step_trace_csv
 from mfu_desktop.demo import generate
 
 SEED_FILE = Path(__file__).resolve().parents[1] / "data" / "seed_devices_info.csv"

@@ -19,7 +19,7 @@ from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.grouping import lookup, slots
 from mfu_desktop.core.predict import kernel_inputs
 from mfu_desktop.core.profile_analysis import analyze_paths
-from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.core.readers import columns as C
 from mfu_desktop.demo import write_rank
 
 CATALOG = default_catalog()

@@ -16,7 +16,7 @@ from mfu_desktop.core.analysis import AnalysisOptions
 from mfu_desktop.core.numbers import pct
 from mfu_desktop.core.paths import demo_profile_dir
 from mfu_desktop.core.profile_analysis import analyze_paths
-from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.core.readers import columns as C
 from mfu_desktop.gui.dialogs.export_dialog import ExportChoice
 from mfu_desktop.gui.models.rank_tree import ROLE_KIND
 from mfu_desktop.gui.settings import load_settings, settings_path

@@ -112,7 +112,7 @@ def test_missing_analyse_done_is_reported_incomplete(tmp_path):
 def test_csv_growing_while_read_is_reported_incomplete(tmp_path, monkeypatch):
     rank = make_rank(tmp_path, "a_ascend_pt", 0, [GOOD] * 50)
     csv_path = rank / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
-    from mfu_desktop.core.readers import ascend_read as ascend
+    from mfu_desktop.core.readers.ascend import read as ascend
 
     real_read = ascend._read_kernels
 

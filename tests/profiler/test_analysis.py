@@ -10,7 +10,7 @@ import pytest
 
 from mfu_desktop.core.analysis import AnalysisOptions, Status
 from mfu_desktop.core.profile_analysis import analyze_paths
-from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.core.readers import columns as C
 from mfu_desktop.demo import generate
 from tests.helpers import kernel_row, make_rank
 

@@ -14,7 +14,7 @@ import pytest
 
 from mfu_desktop.core.options import AnalysisOptions
 from mfu_desktop.core.profile_analysis import analyze_paths
-from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.core.readers import columns as C
 from tests.conftest import SAMPLES, SHARED_MISSING
 
 

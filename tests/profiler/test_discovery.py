@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from mfu_desktop.core.profiler.discovery import discover
+from mfu_desktop.core.readers.discovery import discover
 from tests.helpers import kernel_row, make_rank
 
 ROW = kernel_row("k", "Add", "AI_VECTOR_CORE", "1767225600000001.500", 1.0)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mfu_desktop.core.profiler import columns as C
-from mfu_desktop.core.profiler.kernels_csv import KernelFileError, read_kernel_csv
+from mfu_desktop.core.readers import columns as C
+from mfu_desktop.core.readers.ascend.kernels_csv import KernelFileError, read_kernel_csv
 from tests.helpers import HEADER_B, kernel_row
 
 TEXT = "msinsight/test/data/pytorch/text"

@@ -7,9 +7,9 @@ import sqlite3
 
 import pytest
 
-from mfu_desktop.core.profiler import columns as C
-from mfu_desktop.core.profiler.kernels_csv import KernelFileError
-from mfu_desktop.core.profiler.kernels_db import read_kernel_db
+from mfu_desktop.core.readers import columns as C
+from mfu_desktop.core.readers.ascend.kernels_csv import KernelFileError
+from mfu_desktop.core.readers.ascend.kernels_db import read_kernel_db
 
 DB = "msinsight/test/data/pytorch/db"
 

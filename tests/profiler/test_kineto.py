@@ -13,10 +13,10 @@ import pytest
 
 from mfu_desktop.core.analysis import AnalysisOptions, Status
 from mfu_desktop.core.profile_analysis import analyze_paths
-from mfu_desktop.core.profiler import columns as C
-from mfu_desktop.core.profiler.discovery import discover
-from mfu_desktop.core.readers.kineto_events import TraceFormatError, read_trace
-from mfu_desktop.core.readers.kineto_frame import union_length
+from mfu_desktop.core.readers import columns as C
+from mfu_desktop.core.readers.discovery import discover
+from mfu_desktop.core.readers.kineto.events import TraceFormatError, read_trace
+from mfu_desktop.core.readers.kineto.frame import union_length
 from mfu_desktop.demo import write_kineto_trace
 from tests.conftest import SAMPLES, requires_samples
 
@@ -157,7 +157,7 @@ def test_tf32_kernels_use_the_tf32_peak(tmp_path):
 
 
 def test_streaming_reader_handles_chunk_boundaries_and_bad_files(tmp_path, monkeypatch):
-    from mfu_desktop.core.readers import kineto_events
+    from mfu_desktop.core.readers.kineto import events as kineto_events
 
     path = tmp_path / "t.pt.trace.json"
     write_kineto_trace(path, steps=2, layers=2)

@@ -12,8 +12,8 @@ import pytest
 
 from mfu_desktop.core.analysis import AnalysisOptions, FlopsSource, Status
 from mfu_desktop.core.profile_analysis import analyze_paths
-from mfu_desktop.core.profiler import columns as C
-from mfu_desktop.core.readers.mstx_marks import arguments_text, spread_by_time
+from mfu_desktop.core.readers import columns as C
+from mfu_desktop.core.readers.mstx.marks import arguments_text, spread_by_time
 from tests.helpers import HEADER_B, kernel_row, write_profiler_db
 
 B = 1_767_225_600_000_000_000  # ns
@@ -134,7 +134,7 @@ def test_database_without_framework_tables_says_marks_are_unused(tmp_path):
 def test_nested_ranges_take_the_innermost():
     import pandas as pd
 
-    from mfu_desktop.core.readers.mstx_marks import _innermost_range
+    from mfu_desktop.core.readers.mstx.marks import _innermost_range
     ranges = pd.DataFrame({"start_ns": [0, 10, 12, 40], "end_ns": [100, 30, 20, 50], "tid": [1, 1, 1, 1],
                            "flops": [1.0, 2.0, 3.0, 4.0]})
     op_ns = np.array([5, 11, 15, 25, 35, 45, 99, 150, 15])

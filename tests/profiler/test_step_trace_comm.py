@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mfu_desktop.core.profiler.communication import parse_comm_matrix, read_comm_matrix, read_comm_matrix_db
-from mfu_desktop.core.profiler.step_trace import read_cluster_step_trace, read_step_trace_csv, read_step_trace_db
+from mfu_desktop.core.readers.ascend.communication import parse_comm_matrix, read_comm_matrix, read_comm_matrix_db
+from mfu_desktop.core.readers.step_trace import read_cluster_step_trace, read_step_trace_csv, read_step_trace_db
 
 TEXT = "msinsight/test/data/pytorch/text"
 

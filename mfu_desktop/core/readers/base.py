@@ -2,7 +2,7 @@
 
 A reader is one module that knows one family of profiler files. It says which folders or
 files it recognises and, for one rank, fills the canonical frames (kernels, step trace,
-communication, device evidence) of a :class:`~mfu_desktop.core.loader.RankData`. Discovery
+communication, device evidence) of a :class:`~mfu_desktop.core.readers.rank_data.RankData`. Discovery
 asks the registered readers (:mod:`mfu_desktop.core.readers`); nothing else knows file names.
 """
 
@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from mfu_desktop.core.profiler.info import CaptureConfig
+from mfu_desktop.core.readers.ascend.info import CaptureConfig
 
 if TYPE_CHECKING:
-    from mfu_desktop.core.loader import RankData
+    from mfu_desktop.core.readers.rank_data import RankData
 
 
 @dataclass

@@ -19,7 +19,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from mfu_desktop.core.compare_families import DEFAULT_FAMILIES, OTHER, family_of
-from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.core.readers import columns as C
 from mfu_desktop.gui.charts.common import ChartPage, downsample_indices, make_plot
 
 #: At most this many points (the longest kernels); the rest add nothing visible.

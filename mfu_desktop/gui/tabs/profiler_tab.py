@@ -50,8 +50,8 @@ from mfu_desktop.core.profile_analysis import (
     fill_summary_tables,
     summary_rank,
 )
-from mfu_desktop.core.profiler import columns as C
 from mfu_desktop.core.progress import check
+from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.summary_store import is_summary, read_summary
 from mfu_desktop.gui.bands import band_css
 from mfu_desktop.gui.charts.heat_map import RankHeatMap

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mfu_desktop.core.loader import RankData
     from mfu_desktop.core.readers.base import RankFolder
+    from mfu_desktop.core.readers.rank_data import RankData
 
 
 class MstxEnricher:
@@ -24,7 +24,7 @@ class MstxEnricher:
 
     def enrich(self, folder: RankFolder, data: RankData) -> None:
         """Add the recorded columns to ``data.kernels``; notes and problems to ``data``."""
-        from mfu_desktop.core.readers.mstx_marks import enrich_kernels
+        from mfu_desktop.core.readers.mstx.marks import enrich_kernels
 
         assert folder.db is not None and data.kernels is not None
         result = enrich_kernels(data.kernels, folder.db)

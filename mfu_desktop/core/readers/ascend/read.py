@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mfu_desktop.core.profiler.communication import read_comm_matrix, read_comm_matrix_db
-from mfu_desktop.core.profiler.info import load_json, parse_device_info, parse_metadata
-from mfu_desktop.core.profiler.kernels_csv import KernelFileError, KernelTable, read_kernel_csvs
-from mfu_desktop.core.profiler.kernels_db import read_kernel_db
-from mfu_desktop.core.profiler.step_trace import read_step_trace_csv, read_step_trace_db
+from mfu_desktop.core.readers.ascend.communication import read_comm_matrix, read_comm_matrix_db
+from mfu_desktop.core.readers.ascend.info import load_json, parse_device_info, parse_metadata
+from mfu_desktop.core.readers.ascend.kernels_csv import KernelFileError, KernelTable, read_kernel_csvs
+from mfu_desktop.core.readers.ascend.kernels_db import read_kernel_db
 from mfu_desktop.core.readers.files import fingerprint
+from mfu_desktop.core.readers.step_trace import read_step_trace_csv, read_step_trace_db
 
 if TYPE_CHECKING:
-    from mfu_desktop.core.loader import RankData
     from mfu_desktop.core.readers.base import RankFolder
+    from mfu_desktop.core.readers.rank_data import RankData
 
 
 def _read_kernels(folder: RankFolder, data: RankData) -> KernelTable | None:

@@ -19,14 +19,14 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mfu_desktop.core.profiler import columns as C
-from mfu_desktop.core.profiler.info import CaptureConfig
+from mfu_desktop.core.readers import columns as C
+from mfu_desktop.core.readers.ascend.info import CaptureConfig
 from mfu_desktop.core.readers.base import RankFolder
 from mfu_desktop.core.readers.files import list_dir, safe_is_file
-from mfu_desktop.core.readers.kineto_files import SNIFF_BYTES, is_trace_file, open_text
+from mfu_desktop.core.readers.kineto.files import SNIFF_BYTES, is_trace_file, open_text
 
 if TYPE_CHECKING:
-    from mfu_desktop.core.loader import RankData
+    from mfu_desktop.core.readers.rank_data import RankData
 
 
 # --- the reader -----------------------------------------------------------------------------
@@ -71,8 +71,8 @@ class KinetoReader:
     def read(self, folder: RankFolder, data: RankData) -> None:
         import numpy as np
 
-        from mfu_desktop.core.readers.kineto_events import TraceFormatError, read_trace
-        from mfu_desktop.core.readers.kineto_frame import device_of, kernel_frame
+        from mfu_desktop.core.readers.kineto.events import TraceFormatError, read_trace
+        from mfu_desktop.core.readers.kineto.frame import device_of, kernel_frame
 
         path = folder.file("trace") or folder.path
         try:

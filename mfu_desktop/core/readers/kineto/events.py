@@ -23,7 +23,7 @@ import numpy as np
 
 from mfu_desktop.core.formulas.aten_ops import RULED_OPS
 from mfu_desktop.core.formulas.flop_rules import rule_for
-from mfu_desktop.core.readers.kineto_files import open_text
+from mfu_desktop.core.readers.kineto.files import open_text
 
 #: Characters decoded per read (the buffer grows when one event is larger).
 CHUNK_CHARS = 1 << 22

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from mfu_desktop.core.process_memory import MEMORY_POOL, release_memory
-from mfu_desktop.core.profiler import columns as C
+from mfu_desktop.core.readers import columns as C
 
 #: Strings that mean "missing" in profiler CSVs.
 NULL_VALUES = ["N/A", "NA", "n/a", "", "null", "NULL", "None", "nan", "NaN"]

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.profiler import columns as C
-from mfu_desktop.core.profiler.kernels_csv import KernelFileError, KernelTable
+from mfu_desktop.core.readers import columns as C
+from mfu_desktop.core.readers.ascend.kernels_csv import KernelFileError, KernelTable
 
 #: DB PMU names (ns for *_time) → canonical columns (µs).
 _PMU = {

@@ -16,13 +16,13 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mfu_desktop.core.profiler.info import load_json, parse_profiler_info
-from mfu_desktop.core.profiler.info import rank_from_info_name as _rank_from_info_name
+from mfu_desktop.core.readers.ascend.info import load_json, parse_profiler_info
+from mfu_desktop.core.readers.ascend.info import rank_from_info_name as _rank_from_info_name
 from mfu_desktop.core.readers.base import RankFolder
 from mfu_desktop.core.readers.files import list_dir, safe_is_dir
 
 if TYPE_CHECKING:
-    from mfu_desktop.core.loader import RankData
+    from mfu_desktop.core.readers.rank_data import RankData
 
 OUTPUT_DIR = "ASCEND_PROFILER_OUTPUT"
 MSPROF_OUTPUT_DIR = "mindstudio_profiler_output"
@@ -192,7 +192,7 @@ class AscendTorchReader:
         resolve_ascend_rank(folder)
 
     def read(self, folder: RankFolder, data: RankData) -> None:
-        from mfu_desktop.core.readers.ascend_read import read_ascend  # heavy (pyarrow, pandas): only to read
+        from mfu_desktop.core.readers.ascend.read import read_ascend  # heavy (pyarrow, pandas): only to read
 
         read_ascend(folder, data)
 
@@ -223,6 +223,6 @@ class MsprofReader:
         resolve_ascend_rank(folder)
 
     def read(self, folder: RankFolder, data: RankData) -> None:
-        from mfu_desktop.core.readers.ascend_read import read_ascend  # heavy (pyarrow, pandas): only to read
+        from mfu_desktop.core.readers.ascend.read import read_ascend  # heavy (pyarrow, pandas): only to read
 
         read_ascend(folder, data)

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from mfu_desktop.core.readers import READERS, looked_for, reader_named
 from mfu_desktop.core.readers.base import Discovery, RankFolder
 from mfu_desktop.core.readers.files import list_dir, safe_is_dir
+from mfu_desktop.core.readers.registry import READERS, looked_for, reader_named
 
 __all__ = ["MAX_DEPTH", "Discovery", "RankFolder", "discover"]
 

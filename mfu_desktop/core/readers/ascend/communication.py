@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mfu_desktop.core.profiler.info import load_json
+from mfu_desktop.core.readers.ascend.info import load_json
 
 _AGG_KEY = re.compile(r"^[a-z0-9_]+-(top\d+|middle|bottom\d+|total)@", re.IGNORECASE)
 _TOTAL_KEY = re.compile(r"-total@", re.IGNORECASE)

@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.profiler import columns as C
-from mfu_desktop.core.profiler.kernels_db import connect_readonly
+from mfu_desktop.core.readers import columns as C
+from mfu_desktop.core.readers.ascend.kernels_db import connect_readonly
 
 if TYPE_CHECKING:
     from pathlib import Path

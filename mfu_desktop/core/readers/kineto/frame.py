@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.profiler import columns as C
-from mfu_desktop.core.profiler.step_trace import StepTrace
-from mfu_desktop.core.readers.kineto_events import TraceEvents
+from mfu_desktop.core.readers import columns as C
+from mfu_desktop.core.readers.kineto.events import TraceEvents
+from mfu_desktop.core.readers.step_trace import StepTrace
 
 #: Kernels of collective communication libraries.
 COMM_KERNEL = re.compile(r"nccl|rccl", re.IGNORECASE)

@@ -1,0 +1,29 @@
+"""Read one rank with its registered reader, then every enricher that applies (no cache here)."""
+
+from __future__ import annotations
+
+from mfu_desktop.core.readers.base import RankFolder
+from mfu_desktop.core.readers.files import fingerprint
+from mfu_desktop.core.readers.rank_data import RankData
+from mfu_desktop.core.readers.registry import ENRICHERS, reader_named
+
+
+def read_rank(folder: RankFolder) -> RankData:
+    """Read ``folder``: every failure becomes ``error`` or ``problems`` on the result, never an exception.
+
+    ``changed_while_read`` says whether an input file changed during the read (such a result
+    must not be cached).
+    """
+    data = RankData(folder=folder, problems=list(folder.problems))
+    inputs_before = fingerprint(folder.input_files())
+    try:
+        reader = reader_named(folder.reader)
+    except KeyError:
+        data.error = f"no reader for {folder.path} ({folder.reader or 'unknown format'})"
+        return data
+    reader.read(folder, data)
+    for enricher in ENRICHERS:
+        if data.error is None and enricher.applies(folder, data):
+            enricher.enrich(folder, data)
+    data.changed_while_read = fingerprint(folder.input_files()) != inputs_before
+    return data
