@@ -30,7 +30,7 @@ def add_compare_command(sub: argparse._SubParsersAction) -> None:
 
 
 def _load(path: Path, chip: str | None, catalog: ChipCatalog, use_cache: bool):
-    from mfu_desktop.core.analysis import AnalysisOptions
+    from mfu_desktop.core.analysis.aggregates import AnalysisOptions
     from mfu_desktop.core.profile_analysis import analysis_from_summary, analyze_paths
     from mfu_desktop.core.summary_store import is_summary, read_summary
 
@@ -41,8 +41,8 @@ def _load(path: Path, chip: str | None, catalog: ChipCatalog, use_cache: bool):
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Run ``mfu compare``."""
+    from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, families_from_csv
     from mfu_desktop.core.compare import compare, comparison_json
-    from mfu_desktop.core.compare_families import DEFAULT_FAMILIES, families_from_csv
     from mfu_desktop.core.json_contract import stamped
     from mfu_desktop.core.summary_store import SummaryError
 

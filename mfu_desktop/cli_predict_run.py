@@ -9,7 +9,8 @@ from datetime import date
 from pathlib import Path
 
 from mfu_desktop.cli_profile import _NoPath, nothing_analysed, profile_paths
-from mfu_desktop.core.analysis import AnalysisOptions
+from mfu_desktop.core.analysis.aggregates import AnalysisOptions
+from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.calibrate import calibrate
 from mfu_desktop.core.calibration_store import read_factors, save_factors
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog, UnknownChipError
@@ -21,7 +22,6 @@ from mfu_desktop.core.predict_inputs import choose_source, rank_inputs, summary_
 from mfu_desktop.core.predict_rows import console_table, target_lines, write_outputs
 from mfu_desktop.core.predict_rules import DEFAULT_RULES, rules_from_csv, with_rules_disabled
 from mfu_desktop.core.profile_analysis import FolderAnalysis, analyze_paths
-from mfu_desktop.core.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.writing import ExportError, forbid_inside
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2

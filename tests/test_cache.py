@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mfu_desktop.core import cache
-from mfu_desktop.core.analysis import AnalysisOptions
+from mfu_desktop.core.analysis.aggregates import AnalysisOptions
 from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.paths import demo_profile_dir
 from mfu_desktop.core.profile_analysis import analyze_paths

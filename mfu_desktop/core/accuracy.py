@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mfu_desktop.core.analysis.categories import CATEGORIES
 from mfu_desktop.core.chips.catalog import ACHIEVABLE_COLUMNS, Chip, ChipCatalog
-from mfu_desktop.core.op_category import CATEGORIES
 from mfu_desktop.core.paths import shipped_file
 from mfu_desktop.core.predict_basis import ACHIEVABLE, BASES, Basis
 from mfu_desktop.core.predict_kernels import group_predictions, group_ratios

@@ -21,7 +21,7 @@ from mfu_desktop.core.frame_store import read_frame, write_frame
 from mfu_desktop.core.loader import cache_read as read_rank
 
 if TYPE_CHECKING:
-    from mfu_desktop.core.profile_analysis import RankAnalysis
+    from mfu_desktop.core.analysis.rank import RankAnalysis
 
 
 def write_analysis(key: str, rank_key: str, result: RankAnalysis, document: dict) -> None:

@@ -26,8 +26,8 @@ from mfu_desktop.core.paths import file_mode, user_cache_dir
 from mfu_desktop.core.readers.files import fingerprint
 
 if TYPE_CHECKING:
+    from mfu_desktop.core.analysis.options import AnalysisOptions
     from mfu_desktop.core.chips.catalog import ChipCatalog
-    from mfu_desktop.core.options import AnalysisOptions
     from mfu_desktop.core.readers.base import RankFolder
 
 #: Bump when a cached format changes: old entries are then ignored.

@@ -17,8 +17,8 @@ from mfu_desktop.core.readers.discovery import discover
 from mfu_desktop.core.summary import DOCUMENT_VERSION, folder_document
 
 if TYPE_CHECKING:
+    from mfu_desktop.core.analysis.options import AnalysisOptions
     from mfu_desktop.core.chips.catalog import ChipCatalog
-    from mfu_desktop.core.options import AnalysisOptions
 
 
 def cached_folder_document(paths: list[Path], options: AnalysisOptions, catalog: ChipCatalog) -> dict | None:

@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mfu_desktop.core.analysis.categories import CATEGORIES, category_of
+from mfu_desktop.core.analysis.steps import captured_steps
 from mfu_desktop.core.chips.catalog import Chip
-from mfu_desktop.core.op_category import CATEGORIES, category_of
 from mfu_desktop.core.predict import DEFAULT_RULES, RankInput, Rule, group_ratios, kernel_inputs, predict
 from mfu_desktop.core.predict_basis import ADVERTISED, Basis, SavedFactor
 from mfu_desktop.core.predict_kernels import group_predictions
-from mfu_desktop.core.steps import captured_steps
 
 
 @dataclass

@@ -13,7 +13,7 @@ import io
 import math
 from pathlib import Path
 
-from mfu_desktop.core.op_category import CATEGORIES
+from mfu_desktop.core.analysis.categories import CATEGORIES
 from mfu_desktop.core.paths import user_calibration_path
 from mfu_desktop.core.predict_basis import BASES, SavedFactor
 from mfu_desktop.core.writing import atomic_write

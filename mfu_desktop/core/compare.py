@@ -1,7 +1,7 @@
 """Compare two profiles: what changed, where, and by how much (before/after, or chip vs chip).
 
 Both sides are reduced to the same per-step, per-rank figures the rest of the app shows
-(:mod:`mfu_desktop.core.steps`): each operator group — (type, input shapes, dtype) — as its mean
+(:mod:`mfu_desktop.core.analysis.steps`): each operator group — (type, input shapes, dtype) — as its mean
 per rank of calls, time, FLOPs and MFU per step, and the step split into computing,
 communication not overlapped (real transfer vs waiting) and free time.
 
@@ -9,7 +9,7 @@ Matching, in order:
 
 1. **same shape**: a group found on both sides with the same type, shapes and dtype;
 2. **same family**: what is left on each side, summed by operator family
-   (:mod:`mfu_desktop.core.compare_families`: Ascend ``MatMulV2`` and ``aten::mm`` are both
+   (:mod:`mfu_desktop.core.analysis.families`: Ascend ``MatMulV2`` and ``aten::mm`` are both
    *matmul*) — the shapes or the operator changed;
 3. **only BASE / only NEW**: a family found on one side only.
 
@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, OTHER, Family, family_of
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
-from mfu_desktop.core.compare_families import DEFAULT_FAMILIES, OTHER, Family, family_of
 from mfu_desktop.core.profile_analysis import FolderAnalysis
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.summary import number

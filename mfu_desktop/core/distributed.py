@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.cache import analysis_key
 from mfu_desktop.core.chips.catalog import ChipCatalog
-from mfu_desktop.core.options import AnalysisOptions
 from mfu_desktop.core.readers.base import RankFolder
 from mfu_desktop.core.readers.discovery import discover
 from mfu_desktop.core.summary_store import (
@@ -145,8 +145,9 @@ def make_runner(scheduler: str | None = None, workers: int | None = None) -> Run
 def summarize_rank(folder: RankFolder, options: AnalysisOptions, catalog: ChipCatalog) -> dict[str, Any]:
     """Analyse one rank where it lives and return its summary document, or why it failed (never raises)."""
     try:
+        from mfu_desktop.core.analysis.rank import analyze_rank
         from mfu_desktop.core.loader import load_rank
-        from mfu_desktop.core.profile_analysis import analyze_rank, rank_document
+        from mfu_desktop.core.profile_analysis import rank_document
         from mfu_desktop.core.summary_tables import summary_document
 
         data = load_rank(folder, use_cache=False)

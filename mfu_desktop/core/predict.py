@@ -9,7 +9,7 @@ The work is split along its steps:
 * :mod:`~mfu_desktop.core.predict_rows` — the rows the console, JSON, CSV and window format.
 
 Every time is a mean **per step** (of each rank's captured steps) and **per rank** (mean over
-ranks); the slowest rank is reported with its number and its values (:mod:`~mfu_desktop.core.steps`).
+ranks); the slowest rank is reported with its number and its values (:mod:`~mfu_desktop.core.analysis.steps`).
 Kernels that cannot be predicted (a blank catalog value) are never given ratio 1: the speed-up
 covers the predictable time only and says how much that is; the step keeps the unpredictable
 time at its measured value and says so.
@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from mfu_desktop.core.analysis.measured_step import MeasuredStep, measured_step
+from mfu_desktop.core.analysis.steps import captured_steps
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
-from mfu_desktop.core.options import DEFAULT_SOURCE
 from mfu_desktop.core.predict_basis import Basis
 from mfu_desktop.core.predict_kernels import (
     CLASSES,
@@ -37,6 +38,7 @@ from mfu_desktop.core.predict_kernels import (
     predict_kernels,
     target_totals,
 )
+from mfu_desktop.core.predict_options import DEFAULT_SOURCE
 from mfu_desktop.core.predict_rules import (
     DEFAULT_RULES,
     RULE_COLUMNS,
@@ -45,10 +47,9 @@ from mfu_desktop.core.predict_rules import (
     rules_to_csv,
     with_rules_disabled,
 )
-from mfu_desktop.core.predict_step import MeasuredStep, StepComposite, comm_line, measured_step, step_composite
+from mfu_desktop.core.predict_step import StepComposite, comm_line, step_composite
 from mfu_desktop.core.readers.ascend.communication import CommMatrix
 from mfu_desktop.core.readers.step_trace import StepTrace
-from mfu_desktop.core.steps import captured_steps
 
 #: Targets compared by default (the seed README's list plus the common NVIDIA parts).
 DEFAULT_TARGETS = ("Huawei Ascend 910C", "Huawei Ascend 950DT", "Huawei Ascend 950PR", "NVIDIA H200", "NVIDIA H20",

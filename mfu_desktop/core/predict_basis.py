@@ -99,7 +99,7 @@ class SavedFactor:
         source: Source chip identifier.
         target: Target chip identifier.
         basis: The basis the factor was fitted on (a factor only applies on its own basis).
-        category: ``matmul``, ``attention`` or ``element-wise`` (:func:`~mfu_desktop.core.op_category.category_of`).
+        category: ``matmul``, ``attention`` or ``element-wise`` (:func:`~.categories.category_of`).
         factor: measured / predicted time on the profiles it was fitted on.
         fitted_on: What it was fitted on (the two profiles) and when.
     """

@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from mfu_desktop.core.analysis.categories import category_of
+from mfu_desktop.core.analysis.classify import CLASSES as KERNEL_CLASSES
+from mfu_desktop.core.analysis.classify import COMPUTE_CLASSES, KernelClass, class_codes, excluded_label
+from mfu_desktop.core.analysis.grouping import categorical, codes_of, counts, group_ids, lookup, sums
 from mfu_desktop.core.chips.catalog import Chip
 from mfu_desktop.core.chips.dtypes import ComputeDtype, compute_dtype, first_input_dtype
-from mfu_desktop.core.classify import CLASSES as KERNEL_CLASSES
-from mfu_desktop.core.classify import COMPUTE_CLASSES, KernelClass, class_codes, excluded_label
-from mfu_desktop.core.grouping import categorical, codes_of, counts, group_ids, lookup, sums
-from mfu_desktop.core.op_category import category_of
 from mfu_desktop.core.predict_basis import (
     ACHIEVABLE,
     ADVERTISED,

@@ -1,7 +1,7 @@
 """The prediction as rows: built once here, formatted by the console, the JSON, the CSV and the window.
 
 One row per device: the measured source first (``kind = "source"``), then every target in
-the order asked. Every time is per step, mean per rank (:mod:`mfu_desktop.core.steps`); the
+the order asked. Every time is per step, mean per rank (:mod:`mfu_desktop.core.analysis.steps`); the
 slowest rank is given with its number and its values. A target whose compute time is only
 partly predictable carries ``partial = True``, the share that was predicted and why the rest
 was not.
@@ -15,12 +15,12 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
+from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.json_contract import JSON_SCHEMA
 from mfu_desktop.core.numbers import calls, finite_number
-from mfu_desktop.core.options import OUTPUT_FORMATS
 from mfu_desktop.core.predict import Prediction, TargetResult
+from mfu_desktop.core.predict_options import OUTPUT_FORMATS
 from mfu_desktop.core.predict_rules import rules_to_csv
-from mfu_desktop.core.steps import PER_STEP_CONVENTION
 
 #: Columns of the rows, in order (units in the names; "_us" = µs per step, mean per rank).
 ROW_COLUMNS = (

@@ -14,87 +14,29 @@ import numpy as np
 import pandas as pd
 
 from mfu_desktop.core import summary
-from mfu_desktop.core.analysis import (
-    HW_RATIO_HIGH,
-    HW_RATIO_LOW,
+from mfu_desktop.core.analysis.aggregates import (
     AnalysisOptions,
-    KernelClass,
     RankSummary,
     Rate,
-    Status,
     Tier,
-    _weighted_cube_utilization,
-    annotate,
-    by_shape,
-    by_type,
-    choose_tier,
-    class_mask,
-    counted_mask,
-    device_busy_proxy,
-    exclusions,
-    fine_table,
-    hot_operators,
-    rate,
-    status_mask,
-    step_table,
 )
+from mfu_desktop.core.analysis.chip_resolution import ChipResolution
+from mfu_desktop.core.analysis.kernel_roofline import chip_bandwidth, roofline_summary
+from mfu_desktop.core.analysis.rank import RankAnalysis, RankFailure, analyze_rank
+from mfu_desktop.core.analysis.steps import AcrossRanks
 from mfu_desktop.core.analysis_cache import read_analysis, write_analysis
 from mfu_desktop.core.cache import analysis_key, cache_key
-from mfu_desktop.core.chip_detect import ChipResolution, resolve_chip
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError, default_catalog
 from mfu_desktop.core.formulas.options import FlopOptions
-from mfu_desktop.core.kernel_roofline import chip_bandwidth, roofline_summary, roofline_warnings
 from mfu_desktop.core.loader import load_ranks
 from mfu_desktop.core.numbers import finite_number
-from mfu_desktop.core.process_memory import release_memory
 from mfu_desktop.core.progress import Progress, check
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.ascend.info import CaptureConfig
 from mfu_desktop.core.readers.discovery import Discovery, RankFolder, discover
 from mfu_desktop.core.readers.rank_data import RankData, adopt
 from mfu_desktop.core.readers.step_trace import StepTrace, read_cluster_step_trace
-from mfu_desktop.core.steps import AcrossRanks, captured_steps
 from mfu_desktop.core.summary_store import Summary
-
-
-@dataclass
-class RankAnalysis:
-    """One rank, analysed: the annotated kernels and every table derived from them."""
-
-    data: RankData
-    rank: int
-    chip: ChipResolution
-    kernels: pd.DataFrame
-    summary: RankSummary
-    by_type: pd.DataFrame
-    by_shape: pd.DataFrame
-    excluded: pd.DataFrame
-    hot_by_time: pd.DataFrame
-    hot_by_lost: pd.DataFrame
-    steps: pd.DataFrame
-    warnings: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    fine: pd.DataFrame = field(default_factory=pd.DataFrame)
-    #: The summary document a rank from a cluster summary was made of (``None`` for a full analysis).
-    document: dict | None = None
-
-    @property
-    def lite(self) -> bool:
-        """True for a rank from a cluster summary: figures and tables, no kernels (:func:`summary_rank`)."""
-        return self.document is not None
-
-    @property
-    def folder(self) -> RankFolder:
-        """The rank folder."""
-        return self.data.folder
-
-
-@dataclass
-class RankFailure:
-    """A rank that could not be analysed, and why."""
-
-    folder: RankFolder
-    reason: str
 
 
 @dataclass
@@ -149,146 +91,6 @@ class FolderAnalysis:
     def to_json(self, top_n: int | None = None) -> dict[str, object]:
         """The ``mfu analyze --json`` object (contract in the README)."""
         return analysis_json(self, top_n)
-
-
-def _cube_utilization_from_cycles(frame: pd.DataFrame, chip: ChipResolution) -> pd.DataFrame:
-    """The db export has no cube_utilization: compute it (profiler-formats.md §3.7) when cores and clock are known."""
-    if "cube_utilization_pct" in frame.columns or "aic_total_cycles" not in frame.columns:
-        return frame
-    if not chip.cores or not chip.mhz:
-        return frame
-    cycles = frame["aic_total_cycles"].to_numpy(dtype=np.float64)
-    dur = frame[C.DURATION_US].to_numpy(dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cu = np.where(dur > 0, 100.0 * cycles / (chip.mhz * chip.cores * dur), np.nan)
-    out = frame.copy(deep=False)
-    out["cube_utilization_pct"] = cu
-    return out
-
-
-def _span_us(frame: pd.DataFrame) -> float | None:
-    if C.START_NS not in frame.columns or frame.empty:
-        return None
-    start = frame[C.START_NS].to_numpy(dtype=np.int64)
-    dur = frame[C.DURATION_US].to_numpy(dtype=np.float64)
-    ok = (start >= 0) & np.isfinite(dur)
-    if not ok.any():
-        return None
-    return float(((start[ok] + dur[ok] * 1000).max() - start[ok].min()) / 1000.0)
-
-
-def _hw_check(annotated: pd.DataFrame) -> tuple[float | None, list[str]]:
-    """Model FLOPs vs hardware-counted cube FLOPs (ArithmeticUtilization): a built-in cross-check."""
-    if "hw_ratio" not in annotated.columns:
-        return None, []
-    ratio = annotated["hw_ratio"].to_numpy(dtype=np.float64)
-    ok = np.isfinite(ratio)
-    if not ok.any():
-        return None, []
-    flops = annotated["flops"].to_numpy(dtype=np.float64)[ok]
-    hw = annotated["aic_cube_fops"].to_numpy(dtype=np.float64)[ok]
-    total = float(hw.sum() / flops.sum())
-    warnings = []
-    low = int((ratio[ok] < HW_RATIO_LOW).sum())
-    high = int((ratio[ok] > HW_RATIO_HIGH).sum())
-    if low:
-        warnings.append(f"{low} kernels count fewer hardware cube FLOPs than model FLOPs (aic_cube_fops / FLOPs < "
-                        f"{HW_RATIO_LOW}): a shape-parsing error is likely")
-    if high:
-        warnings.append(f"{high} kernels count > {HW_RATIO_HIGH:.2f}× model FLOPs in hardware (heavy tile padding "
-                        "or recomputation, or a shape-parsing error)")
-    return total, warnings
-
-
-def _step_figures(steps: pd.DataFrame, confirmed: bool,
-                  ops: Rate) -> tuple[float | None, float | None, tuple[float, float] | None]:
-    """Mean step time, step MFU (or its range when the chip is not confirmed) over the complete steps."""
-    if steps.empty or not steps["step_time_us"].notna().any():
-        return None, None, None
-    valid = steps["step_time_us"].notna()
-    all_steps_us = float(steps.loc[valid, "step_time_us"].sum())
-    step_time = all_steps_us / int(valid.sum())  # mean per step
-    total_steps = steps.attrs.get("all_steps")
-
-    def ideal(key: str) -> float:
-        if total_steps:
-            return total_steps[key]
-        return float((steps.loc[valid, f"{key}_step"] * steps.loc[valid, "step_time_us"]).sum())
-
-    if confirmed:
-        value = ideal("mfu")
-        # no counted kernel → no step MFU (unknown, never 0 %)
-        return step_time, value / all_steps_us if all_steps_us > 0 and ops.mfu is not None and value > 0 else None, None
-    if all_steps_us > 0 and ops.mfu_range is not None:
-        return step_time, None, (ideal("mfu_lo") / all_steps_us, ideal("mfu_hi") / all_steps_us)
-    return step_time, None, None
-
-
-def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog) -> RankAnalysis | RankFailure:
-    """Analyse one loaded rank (see the module docstring)."""
-    folder = data.folder
-    if data.error is not None or data.kernels is None:
-        return RankFailure(folder, data.error or "no kernels could be read")
-    extras = data.db_extras
-    chip = resolve_chip(catalog, options.chip, data.device_infos, data.device_name if data.device is None else None,
-                        extras.aicore_mhz if extras else None, data.kernels, data.device)
-    frame = _cube_utilization_from_cycles(data.kernels, chip) if extras is not None else data.kernels
-    annotated = annotate(frame, chip, options)
-    release_memory()
-    use = counted_mask(annotated, options)
-    ops = rate(annotated, use, chip.confirmed)
-    captured = captured_steps(data.step_trace, annotated)
-    fine = fine_table(annotated, options, chip.confirmed, captured.count, chip_bandwidth(chip))
-    types = by_type(fine)
-    shapes = by_shape(fine)
-    excluded = exclusions(fine)
-    steps, step_notes = step_table(annotated, data.step_trace, options, chip.confirmed)
-    step_time, mfu_step, mfu_step_range = _step_figures(steps, chip.confirmed, ops)
-    cube_rows = class_mask(annotated, KernelClass.CUBE, KernelClass.MIX)
-    cube_util = _weighted_cube_utilization(annotated, cube_rows)
-    span = (step_time * captured.count if step_time else None) or _span_us(annotated)
-    proxy, proxy_note = device_busy_proxy(annotated, span, chip.cores)
-    tier = choose_tier(annotated, ops.mfu, ops.mfu_range, cube_util, proxy, data.missing_columns,
-                       folder.config.aic_metrics, excluded)
-    if tier.tier == 3:
-        tier.why.append(f"proxy = Σ compute time / step span ({proxy_note})")
-    hw_ratio, hw_warnings = _hw_check(annotated)
-    warnings = [*data.problems, *data.incomplete, *chip.warnings, *hw_warnings, *roofline_warnings(annotated)]
-    n_suspicious = int(status_mask(annotated, Status.SUSPICIOUS).sum())
-    if n_suspicious:
-        warnings.append(f"{n_suspicious} kernels have MFU > 100 % (physically impossible): listed as suspicious, "
-                        "kept out of aggregates — check shapes, peak and dtype")
-    rank = folder.rank if folder.rank is not None else folder.placeholder
-    if folder.rank is None:
-        warnings.append("rank id unknown (no profiler_info rank_id, database RANK_DEVICE_MAP, info.json or trace "
-                        f"distributedInfo): shown as {rank}")
-    summary = RankSummary(
-        rank=rank,
-        path=str(folder.path),
-        chip=chip.name,
-        peak_source=chip.source,
-        kernels=len(annotated),
-        countable_kernels=int(use.sum()),
-        flops=captured.per_step(ops.flops),
-        countable_time_us=captured.per_step(ops.time_us),
-        steps=captured.count,
-        steps_source=captured.source,
-        achieved_tflops=ops.achieved_tflops,
-        mfu_ops=ops.mfu,
-        mfu_ops_range=ops.mfu_range,
-        step_time_us=step_time,
-        mfu_step=mfu_step,
-        mfu_step_range=mfu_step_range,
-        cube_utilization=None if cube_util is None else cube_util / 100.0,
-        tier=tier,
-        device_busy_proxy=proxy,
-        hw_flops_ratio=hw_ratio,
-    )
-    notes = [data.kernel_source, *data.notes, *step_notes, *options.describe()]
-    release_memory()
-    return RankAnalysis(data, rank, chip, annotated, summary, types, shapes, excluded,
-                        hot_operators(fine, options.top_n, "time_us"),
-                        hot_operators(fine, options.top_n, "lost_us"), steps, warnings, notes, fine)
 
 
 def _step_mean(steps: pd.DataFrame, column: str) -> float:
@@ -400,9 +202,6 @@ def analyze_paths(
                           warnings, documents)
 
 
-# --- cluster summaries ---------------------------------------------------------------------
-
-
 class _SummaryCapture(CaptureConfig):
     """The capture configuration of a summarised rank, as its document describes it."""
 
@@ -507,9 +306,6 @@ def analysis_from_summary(summary: Summary, catalog: ChipCatalog | None = None) 
                           list(folder["warnings"]), docs, summary.root)
 
 
-# --- JSON ---------------------------------------------------------------------------------
-
-
 def _records(frame: pd.DataFrame, columns: dict[str, str]) -> list[dict[str, object]]:
     out = []
     for row in frame.itertuples(index=False):
@@ -592,7 +388,7 @@ def rank_document(r: RankAnalysis, top_n: int | None = None) -> dict[str, object
 
 
 def rank_roofline(r: RankAnalysis) -> dict[str, float | None] | None:
-    """The rank's roofline figures (:func:`mfu_desktop.core.kernel_roofline.roofline_summary`), kept by a summary."""
+    """The rank's roofline figures (:func:`~.kernel_roofline.roofline_summary`), kept by a summary."""
     if r.document is not None:
         return r.document.get("roofline")
     fields = roofline_summary(r.kernels, chip_bandwidth(r.chip), r.summary.steps)
@@ -603,7 +399,7 @@ def _comm_split(r: RankAnalysis) -> dict[str, float | None]:
     """Not-overlapped communication split into real transfer and waiting (means per step; prediction.md §4.1)."""
     if r.document is not None:
         return {k: r.document.get(k) for k in ("comm_transfer_us", "comm_wait_us")}
-    from mfu_desktop.core.predict_step import measured_step
+    from mfu_desktop.core.analysis.measured_step import measured_step
 
     measured, _ = measured_step(r.data.step_trace, r.data.comm)
     if measured is None:
@@ -617,6 +413,3 @@ def analysis_json(result: FolderAnalysis, top_n: int | None = None) -> dict[str,
     if top_n is not None:
         folder["top_n"] = top_n
     return summary.analysis_json(folder)
-
-
-__all__ = ["FolderAnalysis", "RankAnalysis", "RankFailure", "Tier", "analyze_paths", "analyze_rank"]

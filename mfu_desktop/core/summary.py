@@ -9,7 +9,7 @@ summaries of thousands of ranks. One definition of every cluster figure:
 * operator MFU of the cluster = Σ (MFU_r · counted time_r) / Σ counted time_r (ideal time over
   time), when every chip is confirmed; a range when none is;
 * step time: mean per rank of each rank's mean per step, the slowest rank beside it;
-* slow ranks: step time above the fastest rank's + :data:`~mfu_desktop.core.steps.SLOW_RANK_MARGIN`;
+* slow ranks: step time above the fastest rank's + :data:`~mfu_desktop.core.analysis.steps.SLOW_RANK_MARGIN`;
 * hot operators: each rank's top rows summed by (type, shapes) and divided by the rank count
   (mean per rank, per step); MFU weighted by time.
 
@@ -22,9 +22,9 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from mfu_desktop.core.analysis.roofline_figures import cluster_roofline
+from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION, across_ranks, slow_ranks
 from mfu_desktop.core.numbers import finite_number as number  # re-exported: summary.number
-from mfu_desktop.core.roofline_figures import cluster_roofline
-from mfu_desktop.core.steps import PER_STEP_CONVENTION, across_ranks, slow_ranks
 
 #: Bump when a document's fields change (cached documents of another version are rebuilt).
 DOCUMENT_VERSION = 3

@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from mfu_desktop.core.analysis.measured_step import MeasuredStep, measured_step
+from mfu_desktop.core.analysis.steps import captured_steps
 from mfu_desktop.core.predict import PreparedRank
 from mfu_desktop.core.predict_kernels import KernelInputs, kernel_inputs
-from mfu_desktop.core.predict_step import MeasuredStep, measured_step
 from mfu_desktop.core.readers.files import fingerprint
-from mfu_desktop.core.steps import captured_steps
 
 if TYPE_CHECKING:
-    from mfu_desktop.core.profile_analysis import RankAnalysis
+    from mfu_desktop.core.analysis.rank import RankAnalysis
 
 #: By-(type, shape) rows kept per rank (by time).
 TOP_SHAPES = 200

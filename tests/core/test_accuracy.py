@@ -25,10 +25,10 @@ from mfu_desktop.core.accuracy import (
     predict_measurement,
     read_measurements,
 )
+from mfu_desktop.core.analysis.categories import category_of
 from mfu_desktop.core.calibrate import calibrate
 from mfu_desktop.core.calibration_store import read_factors, save_factors
 from mfu_desktop.core.chips.catalog import ChipCatalog
-from mfu_desktop.core.op_category import category_of
 from mfu_desktop.core.predict import DEFAULT_RULES, RankInput, kernel_inputs, predict, predict_kernels, target_totals
 from mfu_desktop.core.predict_basis import ACHIEVABLE, ADVERTISED, Basis, SavedFactor, check_basis
 from mfu_desktop.core.readers import columns as C

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mfu_desktop.core.analysis.measured_step import measured_step
 from mfu_desktop.core.calibrate import calibrate
 from mfu_desktop.core.chips.catalog import ChipCatalog, read_catalog_file
 from mfu_desktop.core.predict import (
@@ -24,7 +25,7 @@ from mfu_desktop.core.predict import (
     target_totals,
     with_rules_disabled,
 )
-from mfu_desktop.core.predict_step import comm_line, measured_step
+from mfu_desktop.core.predict_step import comm_line
 from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.ascend.communication import parse_comm_matrix, read_comm_matrix

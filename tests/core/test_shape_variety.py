@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mfu_desktop.core.analysis import AnalysisOptions, Status, annotate, counted_mask, fine_table, rate
-from mfu_desktop.core.chip_detect import resolve_chip
+from mfu_desktop.core.analysis.aggregates import AnalysisOptions, Status, annotate, counted_mask, fine_table, rate
+from mfu_desktop.core.analysis.chip_resolution import resolve_chip
+from mfu_desktop.core.analysis.grouping import lookup, slots
 from mfu_desktop.core.chips.catalog import default_catalog
-from mfu_desktop.core.grouping import lookup, slots
 from mfu_desktop.core.predict import kernel_inputs
 from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.readers import columns as C

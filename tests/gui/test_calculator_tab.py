@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtGui import QGuiApplication
 
+from mfu_desktop.core.analysis.explain import CalculatorPrefill
 from mfu_desktop.core.chips.catalog import default_catalog
-from mfu_desktop.core.explain import CalculatorPrefill
 from mfu_desktop.core.formulas.mfu import calc_gemm
 from mfu_desktop.core.numbers import pct
 from mfu_desktop.gui.tabs.calculator_tab import CUSTOM_PEAK, KINDS, CalculatorTab

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from mfu_desktop.core.analysis import AnalysisOptions
+from mfu_desktop.core.analysis.aggregates import AnalysisOptions
 from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.distributed import Runner, summarize
 from mfu_desktop.core.paths import demo_profile_dir

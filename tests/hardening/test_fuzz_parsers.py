@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mfu_desktop.core.analysis import AnalysisOptions, Status
+from mfu_desktop.core.analysis.aggregates import AnalysisOptions, Status
 from mfu_desktop.core.formulas.shapes import ShapeError, parse_dims, parse_shapes
 from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.readers.ascend.communication import read_comm_matrix

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mfu_desktop.core.analysis import AnalysisOptions
+from mfu_desktop.core.analysis.aggregates import AnalysisOptions
 from mfu_desktop.core.profile_analysis import analyze_paths
 from tests.hardening.test_concurrency import rss_mb
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mfu_desktop.core.options import AnalysisOptions
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.readers import columns as C
 from tests.conftest import SAMPLES, SHARED_MISSING

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mfu_desktop.core.analysis import AnalysisOptions, Status
+from mfu_desktop.core.analysis.aggregates import AnalysisOptions, Status
 from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.discovery import discover

@@ -34,9 +34,9 @@ def markdown_summary(result: object) -> str:
     Leads with the top kernels by lost time (measured − roofline-attainable), states the
     conventions and the fallback tier of every rank.
     """
+    from mfu_desktop.core.analysis.roofline_figures import judged_figure, roofline_text
+    from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
     from mfu_desktop.core.profile_analysis import rank_roofline
-    from mfu_desktop.core.roofline_figures import judged_figure, roofline_text
-    from mfu_desktop.core.steps import PER_STEP_CONVENTION
 
     lines = ["# MFU Desktop report", "", f"Reading the numbers: {PER_STEP_CONVENTION}.", ""]
     ranks = getattr(result, "ranks", [])

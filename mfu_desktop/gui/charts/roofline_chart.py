@@ -18,7 +18,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from mfu_desktop.core.compare_families import DEFAULT_FAMILIES, OTHER, family_of
+from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, OTHER, family_of
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.gui.charts.common import ChartPage, downsample_indices, make_plot
 
@@ -365,7 +365,7 @@ def roofs_from_catalog(catalog: object, chip: str | None, dtypes: list[str]) -> 
 
 
 def _caption(roof: dict | None, where: str) -> str:
-    from mfu_desktop.core.roofline_figures import roofline_text
+    from mfu_desktop.core.analysis.roofline_figures import roofline_text
 
     text = roofline_text(roof)
     return f"{where}: {text}" if text else where

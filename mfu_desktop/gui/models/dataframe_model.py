@@ -19,7 +19,7 @@ import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush
 
-from mfu_desktop.core.grouping import lookup
+from mfu_desktop.core.analysis.grouping import lookup
 from mfu_desktop.core.numbers import calls, pct
 from mfu_desktop.gui.bands import CELL_ALPHA, band_qcolor
 

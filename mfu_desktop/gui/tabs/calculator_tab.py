@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mfu_desktop.core.analysis.explain import CalculatorPrefill
 from mfu_desktop.core.chips.catalog import CatalogError, ChipCatalog, Peak, UnknownChipError
 from mfu_desktop.core.chips.dtypes import ComputeDtype
-from mfu_desktop.core.explain import CalculatorPrefill
 from mfu_desktop.core.formulas.derivation import Derivation
 from mfu_desktop.core.formulas.flops import FlopError, Layout
 from mfu_desktop.core.formulas.mfu import (

@@ -36,15 +36,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mfu_desktop.core.analysis import AnalysisOptions, KernelClass, Status
+from mfu_desktop.core.analysis.aggregates import AnalysisOptions, KernelClass, Status
+from mfu_desktop.core.analysis.explain import CalculatorPrefill, explain_kernel
+from mfu_desktop.core.analysis.kernel_roofline import chip_bandwidth
+from mfu_desktop.core.analysis.rank import RankAnalysis
 from mfu_desktop.core.chips.catalog import ChipCatalog
-from mfu_desktop.core.explain import CalculatorPrefill, explain_kernel
 from mfu_desktop.core.formulas.options import FlopOptions
-from mfu_desktop.core.kernel_roofline import chip_bandwidth
 from mfu_desktop.core.numbers import pct, sig
 from mfu_desktop.core.profile_analysis import (
     FolderAnalysis,
-    RankAnalysis,
     analysis_from_summary,
     analyze_paths,
     fill_summary_tables,

@@ -6,7 +6,7 @@ content is a Chrome trace with ``traceEvents`` (``export_chrome_trace``); one fi
 
 * **Streaming** (:mod:`.kineto_events`): decoded one event at a time into typed arrays.
 * **Kernels → ops, classes, steps** (:mod:`.kineto_frame`): the canonical kernel frame.
-* **Chip** from ``deviceProperties`` (:func:`mfu_desktop.core.chip_detect.resolve_chip`).
+* **Chip** from ``deviceProperties`` (:func:`mfu_desktop.core.analysis.chip_resolution.resolve_chip`).
 
 This module is the reader the registry knows (which files are traces, the rank id); it imports
 no numpy, so that discovery stays light — reading imports the two modules above.

@@ -1,7 +1,7 @@
 """A rank's and the cluster's roofline figures from their sums (pure Python: the cached CLI path uses it).
 
 A rank document's ``roofline`` object holds sums per step over the kernels the roofline judges
-(:func:`mfu_desktop.core.kernel_roofline.roofline_summary`) and the ratios derived from them here;
+(:func:`mfu_desktop.core.analysis.kernel_roofline.roofline_summary`) and the ratios derived from them here;
 the cluster's object is the mean per rank of the ranks' sums, with the same ratios.
 """
 

@@ -1,6 +1,6 @@
 """Aggregates of the annotated kernels, step MFU and the fallback tiers (mfu.md §2.3, §3.5, §4).
 
-Input: a rank's annotated kernel frame (:func:`mfu_desktop.core.annotate.annotate`: class,
+Input: a rank's annotated kernel frame (:func:`mfu_desktop.core.analysis.annotate.annotate`: class,
 FLOPs, dtype, peak, achieved TFLOP/s, MFU, status, reason …). Output: the figures derived from
 it. Everything is vectorised over kernels.
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.annotate import (  # re-exported: the kernel-level half of the analysis
+from mfu_desktop.core.analysis.annotate import (
     FLOPS_SOURCES,
     FlopsSource,
     Status,
@@ -21,13 +21,13 @@ from mfu_desktop.core.annotate import (  # re-exported: the kernel-level half of
     counted_mask,
     status_mask,
 )
-from mfu_desktop.core.classify import KernelClass
-from mfu_desktop.core.grouping import codes_of, counts, group_ids, lookup, slots, sums
-from mfu_desktop.core.options import DEFAULT_TOP_N, AnalysisOptions
+from mfu_desktop.core.analysis.classify import KernelClass
+from mfu_desktop.core.analysis.grouping import codes_of, counts, group_ids, lookup, slots, sums
+from mfu_desktop.core.analysis.options import DEFAULT_TOP_N, AnalysisOptions
+from mfu_desktop.core.analysis.roofline import BOUNDS
+from mfu_desktop.core.analysis.steps import SLOW_RANK_MARGIN, slow_ranks
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.step_trace import StepTrace
-from mfu_desktop.core.roofline import BOUNDS
-from mfu_desktop.core.steps import SLOW_RANK_MARGIN, slow_ranks
 
 __all__ = [
     "DEFAULT_TOP_N",
@@ -140,7 +140,7 @@ def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: boo
     name when the type is missing — Level0). The result has a row per group (thousands at most,
     whatever the kernel count), so the per-type, per-shape, exclusion and hot-operator tables
     are cheap pandas group-bys over it. Its sums are totals over the capture; ``steps`` (the
-    rank's captured steps, :func:`mfu_desktop.core.steps.captured_steps`) turns every table
+    rank's captured steps, :func:`mfu_desktop.core.analysis.steps.captured_steps`) turns every table
     derived from it into means per step; ``bw_gbs`` (the chip's HBM bandwidth) turns bytes per
     second into bandwidth utilisation.
     """
@@ -429,7 +429,7 @@ class RankSummary:
     """Headline figures of one rank (the ``mfu analyze --json`` rank object, minus tables).
 
     ``flops``, ``countable_time_us`` and ``step_time_us`` are means per captured step
-    (:mod:`mfu_desktop.core.steps`); ``kernels`` and ``countable_kernels`` count the whole capture.
+    (:mod:`mfu_desktop.core.analysis.steps`); ``kernels`` and ``countable_kernels`` count the whole capture.
     """
 
     rank: int

@@ -11,13 +11,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.chip_detect import ChipResolution
-from mfu_desktop.core.classify import CLASSES, KernelClass
+from mfu_desktop.core.analysis.chip_resolution import ChipResolution
+from mfu_desktop.core.analysis.classify import CLASSES, KernelClass
+from mfu_desktop.core.analysis.grouping import codes_of, group_ids, lookup
+from mfu_desktop.core.analysis.roofline import BOUNDS, roofline
+from mfu_desktop.core.analysis.roofline_figures import ROOFLINE_SUMMARY_FIELDS, roofline_rates
 from mfu_desktop.core.formulas.bytes import min_bytes
-from mfu_desktop.core.grouping import codes_of, group_ids, lookup
 from mfu_desktop.core.readers import columns as C
-from mfu_desktop.core.roofline import BOUNDS, roofline
-from mfu_desktop.core.roofline_figures import ROOFLINE_SUMMARY_FIELDS, roofline_rates
 
 #: Kernel classes the roofline does not judge: their time is neither the HBM's nor the matrix unit's.
 NOT_ON_THE_ROOFLINE = (KernelClass.COMM.value, KernelClass.AICPU.value)

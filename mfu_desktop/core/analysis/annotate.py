@@ -15,15 +15,15 @@ from enum import StrEnum
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.chip_detect import ChipResolution
+from mfu_desktop.core.analysis.chip_resolution import ChipResolution
+from mfu_desktop.core.analysis.classify import CLASSES, KernelClass, class_codes
+from mfu_desktop.core.analysis.grouping import categorical, codes_of, group_ids, lookup, slots
+from mfu_desktop.core.analysis.kernel_roofline import chip_bandwidth, counter_bytes, roofline_columns
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.chips.dtypes import ComputeDtype, compute_dtype, first_input_dtype
-from mfu_desktop.core.classify import CLASSES, KernelClass, class_codes
 from mfu_desktop.core.formulas.flop_rules import estimate, rule_for
 from mfu_desktop.core.formulas.options import FlopOptions
 from mfu_desktop.core.formulas.registry import Confidence, FlopEstimate
-from mfu_desktop.core.grouping import categorical, codes_of, group_ids, lookup, slots
-from mfu_desktop.core.kernel_roofline import chip_bandwidth, counter_bytes, roofline_columns
-from mfu_desktop.core.options import AnalysisOptions
 from mfu_desktop.core.readers import columns as C
 
 

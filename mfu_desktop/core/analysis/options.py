@@ -1,4 +1,4 @@
-"""The user's choices that change the figures (chip, HF32, top N …), stamped into every report.
+"""The user's choices that change a rank's figures (chip, HF32, FLOP conventions, top N), stamped into every report.
 
 A light module (no numpy/pandas): the command line's cached path builds its cache keys from it.
 """
@@ -11,10 +11,6 @@ from mfu_desktop.core.formulas.options import FlopOptions
 
 #: Hot-operator lists show this many rows by default.
 DEFAULT_TOP_N = 10
-#: The seed predictor's default baseline (prediction source chip when the profile does not say).
-DEFAULT_SOURCE = "Huawei Ascend 910B"
-#: File formats of ``mfu predict --out``: CSV is the seed script's layout; Parquet is typed, ~8× smaller and faster.
-OUTPUT_FORMATS = ("csv", "parquet", "both")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from enum import StrEnum
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.grouping import codes_of, lookup
+from mfu_desktop.core.analysis.grouping import codes_of, lookup
 from mfu_desktop.core.readers import columns as C
 
 

@@ -1,7 +1,7 @@
 """Operator categories of the accuracy report and of calibration: matmul, attention, element-wise.
 
 One definition, used by ``tools/accuracy.py``, ``mfu predict --calibrate`` and the Prediction
-tab. The categories group the operator families (:mod:`~mfu_desktop.core.compare_families`) by
+tab. The categories group the operator families (:mod:`~mfu_desktop.core.analysis.families`) by
 what limits them: matmuls and convolutions (the cube / tensor cores), attention (fused
 attention kernels), and everything else a step runs on the vector units — element-wise,
 norms, softmax, reductions, copies — which is mostly bound by memory bandwidth.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from mfu_desktop.core.compare_families import family_of
+from mfu_desktop.core.analysis.families import family_of
 
 #: The categories, in report order.
 CATEGORIES = ("matmul", "attention", "element-wise")
