@@ -14,6 +14,7 @@ from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.calibrate import calibrate
 from mfu_desktop.core.calibration_store import read_factors, save_factors
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog, UnknownChipError
+from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.numbers import pct
 from mfu_desktop.core.predict import Prediction, predict, resolve_targets
@@ -21,7 +22,7 @@ from mfu_desktop.core.predict_basis import Basis
 from mfu_desktop.core.predict_inputs import choose_source, rank_inputs, summary_inputs
 from mfu_desktop.core.predict_rows import console_table, target_lines, write_outputs
 from mfu_desktop.core.predict_rules import DEFAULT_RULES, rules_from_csv, with_rules_disabled
-from mfu_desktop.core.profile_analysis import FolderAnalysis, analyze_paths
+from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.writing import ExportError, forbid_inside
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2

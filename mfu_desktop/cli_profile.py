@@ -9,17 +9,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mfu_desktop.core import summary
 from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.roofline_figures import judged_figure, roofline_text
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
+from mfu_desktop.core.cluster import documents as summary
 from mfu_desktop.core.formulas.options import FlopOptions
 from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.numbers import calls, pct, sig
 from mfu_desktop.core.paths import demo_profile_dir
 
-# Light on purpose: printing works on documents (mfu_desktop.core.summary), so that a cached
+# Light on purpose: printing works on documents (mfu_desktop.core.cluster.documents), so that a cached
 # re-open imports no numpy/pandas. The analysis itself is imported only when it has to run.
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2

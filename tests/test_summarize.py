@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from mfu_desktop.core import summary
 from mfu_desktop.core.analysis.aggregates import AnalysisOptions
 from mfu_desktop.core.chips.catalog import default_catalog
+from mfu_desktop.core.cluster import documents as summary
 from mfu_desktop.core.distributed import Runner, summarize
 from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.summary_store import SummaryError, is_summary, read_summary

@@ -6,7 +6,7 @@ Per analysis (key: :func:`mfu_desktop.core.cache.analysis_key`):
   kernels themselves are the rank's cached frame (``ranks/<rank key>.arrow``), written once
   per rank whatever the options;
 * ``.pkl`` — the rest of the analysis (tables of a few hundred rows, summary, chip);
-* ``.json`` — the rank document (:func:`mfu_desktop.core.profile_analysis.rank_document`).
+* ``.json`` — the rank document (:func:`mfu_desktop.core.cluster.rank_document.rank_document`).
 """
 
 from __future__ import annotations

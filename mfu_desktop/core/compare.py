@@ -31,9 +31,9 @@ import pandas as pd
 
 from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, OTHER, Family, family_of
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
-from mfu_desktop.core.profile_analysis import FolderAnalysis
+from mfu_desktop.core.cluster.documents import number
+from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.readers import columns as C
-from mfu_desktop.core.summary import number
 
 #: A group is keyed by these.
 KEY = ("type", "input_shapes", "dtype")

@@ -146,8 +146,8 @@ def summarize_rank(folder: RankFolder, options: AnalysisOptions, catalog: ChipCa
     """Analyse one rank where it lives and return its summary document, or why it failed (never raises)."""
     try:
         from mfu_desktop.core.analysis.rank import analyze_rank
+        from mfu_desktop.core.cluster.rank_document import rank_document
         from mfu_desktop.core.loader import load_rank
-        from mfu_desktop.core.profile_analysis import rank_document
         from mfu_desktop.core.summary_tables import summary_document
 
         data = load_rank(folder, use_cache=False)

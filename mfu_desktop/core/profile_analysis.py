@@ -6,136 +6,32 @@ cannot be read is a :class:`RankFailure` with its reason; the others still load.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core import summary
 from mfu_desktop.core.analysis.aggregates import (
     AnalysisOptions,
     RankSummary,
-    Rate,
     Tier,
 )
 from mfu_desktop.core.analysis.chip_resolution import ChipResolution
-from mfu_desktop.core.analysis.kernel_roofline import chip_bandwidth, roofline_summary
 from mfu_desktop.core.analysis.rank import RankAnalysis, RankFailure, analyze_rank
-from mfu_desktop.core.analysis.steps import AcrossRanks
 from mfu_desktop.core.analysis_cache import read_analysis, write_analysis
 from mfu_desktop.core.cache import analysis_key, cache_key
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError, default_catalog
+from mfu_desktop.core.cluster import documents as summary
+from mfu_desktop.core.cluster.folder import FolderAnalysis, cluster_summary
+from mfu_desktop.core.cluster.rank_document import rank_document
 from mfu_desktop.core.formulas.options import FlopOptions
 from mfu_desktop.core.loader import load_ranks
-from mfu_desktop.core.numbers import finite_number
 from mfu_desktop.core.progress import Progress, check
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.ascend.info import CaptureConfig
 from mfu_desktop.core.readers.discovery import Discovery, RankFolder, discover
 from mfu_desktop.core.readers.rank_data import RankData, adopt
-from mfu_desktop.core.readers.step_trace import StepTrace, read_cluster_step_trace
 from mfu_desktop.core.summary_store import Summary
-
-
-@dataclass
-class ClusterSummary:
-    """All ranks side by side; slow ranks marked (step time above min + 5 %)."""
-
-    table: pd.DataFrame
-    slow: list[int]
-    threshold_us: float | None
-    rate: Rate
-    cluster_trace: pd.DataFrame | None = None
-    hot_by_lost: pd.DataFrame = field(default_factory=pd.DataFrame)
-    hot_by_time: pd.DataFrame = field(default_factory=pd.DataFrame)
-    mfu_step_range: tuple[float, float] | None = None
-    cube_utilization_mean: float | None = None
-    step_time: AcrossRanks = field(default_factory=lambda: AcrossRanks(None, None, None, 0))
-
-    #: The cluster document these figures come from (:func:`mfu_desktop.core.summary.cluster_document`).
-    document: dict = field(default_factory=dict)
-
-    def slow_rank_excess(self) -> list[tuple[int, float]]:
-        """Each slow rank with its step time over the fastest rank's, as a fraction (0.094 = +9.4 %)."""
-        return summary.slow_rank_excess(self.document) if self.document else []
-
-    def slow_rank_text(self) -> str:
-        """"rank 5 (+9.4 % step time vs the fastest rank)", or "none"."""
-        return summary.slow_rank_text(self.document) if self.document else "none"
-
-
-@dataclass
-class FolderAnalysis:
-    """The result of analysing what the user dropped."""
-
-    discovery: Discovery
-    ranks: list[RankAnalysis]
-    failures: list[RankFailure]
-    cluster: ClusterSummary
-    options: AnalysisOptions
-    warnings: list[str] = field(default_factory=list)
-    #: One rank document per analysed rank (:func:`rank_document`), in ``ranks`` order.
-    documents: list[dict] = field(default_factory=list)
-    #: The summary folder this analysis was read from (its ranks are lite), or ``None``.
-    summary_root: Path | None = None
-
-    def document(self) -> dict:
-        """The folder document: what ``mfu analyze`` prints (:func:`mfu_desktop.core.summary.folder_document`)."""
-        failed = [{"path": str(f.folder.path), "rank": f.folder.rank, "reason": f.reason} for f in self.failures]
-        base = [w for w in self.warnings if w != summary.mixed_chips_warning(self.documents)]
-        return summary.folder_document([str(p) for p in self.discovery.roots], self.documents, failed, base,
-                                       self.options.describe(), self.options.top_n)
-
-    def to_json(self, top_n: int | None = None) -> dict[str, object]:
-        """The ``mfu analyze --json`` object (contract in the README)."""
-        return analysis_json(self, top_n)
-
-
-def _step_mean(steps: pd.DataFrame, column: str) -> float:
-    """Mean per complete step of one step-trace column (NaN without a trace)."""
-    if steps.empty or column not in steps.columns:
-        return np.nan
-    valid = steps[steps["step_time_us"].notna()] if "step_time_us" in steps.columns else steps
-    return float(valid[column].mean()) if len(valid) else np.nan
-
-
-def cluster_summary(ranks: list[RankAnalysis], discovery: Discovery, options: AnalysisOptions,
-                    documents: list[dict] | None = None) -> ClusterSummary:
-    """Every rank's MFU, step time and breakdown, slow ranks marked: the cluster document as frames for the window."""
-    docs = documents if documents is not None else [rank_document(r, options.top_n) for r in ranks]
-    c = summary.cluster_document(docs, options.top_n)
-    table = pd.DataFrame(c["rows"])
-    for column in ("mfu_ops", "mfu_step", "mfu_ops_lo", "mfu_ops_hi", "cube_utilization", "step_time_us",
-                   *summary.BREAKDOWN):  # None → NaN, never object
-        if column in table:
-            table[column] = pd.to_numeric(table[column], errors="coerce").astype(np.float64)
-    rate = c["rate"]
-    cluster_trace = None
-    for path in discovery.cluster_dirs:
-        trace_file = path / "cluster_step_trace_time.csv"
-        if trace_file.exists():
-            trace: StepTrace = read_cluster_step_trace(trace_file)
-            if not trace.empty:
-                cluster_trace = trace.frame
-                break
-    st = c["step_time"]
-    return ClusterSummary(
-        table, c["slow_ranks"], c["slow_threshold_us"],
-        Rate(rate["flops"], rate["time_us"], rate["achieved_tflops"], rate["mfu"],
-             tuple(rate["mfu_range"]) if rate["mfu_range"] else None),
-        cluster_trace, _hot_frame(c["hot_by_lost"]), _hot_frame(c["hot_by_time"]),
-        tuple(c["mfu_step_range"]) if c["mfu_step_range"] else None, c["cube_utilization_mean"],
-        AcrossRanks(st["mean"], st["slowest_rank"], st["slowest_value"], st["ranks"]), c,
-    )
-
-
-def _hot_frame(rows: list[dict]) -> pd.DataFrame:
-    frame = pd.DataFrame(rows, columns=["type", "input_shapes", "count", "time_us", "lost_us", "mfu"])
-    for column in ("count", "time_us", "lost_us", "mfu"):
-        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(np.float64)
-    return frame
 
 
 def analyze_paths(
@@ -304,112 +200,3 @@ def analysis_from_summary(summary: Summary, catalog: ChipCatalog | None = None) 
     options = summary_options(summary.manifest)
     return FolderAnalysis(found, ranks, failures, cluster_summary(ranks, found, options, docs), options,
                           list(folder["warnings"]), docs, summary.root)
-
-
-def _records(frame: pd.DataFrame, columns: dict[str, str]) -> list[dict[str, object]]:
-    out = []
-    for row in frame.itertuples(index=False):
-        values = row._asdict()
-        record: dict[str, object] = {}
-        for src, dst in columns.items():
-            value = values.get(src)
-            if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-                record[dst] = int(value)
-            elif isinstance(value, (float, np.floating)):
-                record[dst] = finite_number(value)
-            else:
-                record[dst] = None if value is None or (isinstance(value, float) and math.isnan(value)) else value
-        out.append(record)
-    return out
-
-
-def _hot_rows(frame: pd.DataFrame, top: int) -> list[dict[str, object]]:
-    return _records(frame.head(top), {"type": "type", "input_shapes": "input_shapes", "count": "count",
-                                      "time_us": "time_us", "mfu": "mfu", "lost_us": "lost_us",
-                                      "bw_util": "bw_util", "roof_util": "roof_util", "bound": "bound",
-                                      "time_share": "time_share", "klass": "klass"})
-
-
-def rank_document(r: RankAnalysis, top_n: int | None = None) -> dict[str, object]:
-    """One rank as a document: the ``mfu analyze --json`` rank object plus what the console and the cluster need."""
-    s = r.summary
-    top = top_n or 10
-    mfu_col = "mfu" if "mfu" in r.by_type.columns else "mfu_lo"
-    by_type_cols = {"type": "type", "count": "count", "flops": "flops", "time_us": "time_us",
-                    "achieved_tflops": "achieved_tflops", mfu_col: "mfu"}
-    return {
-        "rank": s.rank,
-        "path": s.path,
-        "vendor": r.folder.vendor,
-        "format": r.folder.reader,
-        "chip": s.chip,
-        "peak_source": s.peak_source,
-        "kernels": s.kernels,
-        "countable_kernels": s.countable_kernels,
-        "steps": s.steps,
-        "steps_source": s.steps_source,
-        "flops": float(s.flops),
-        "countable_time_us": float(s.countable_time_us),
-        "achieved_tflops": finite_number(s.achieved_tflops),
-        "mfu_ops": finite_number(s.mfu_ops),
-        "step_time_us": finite_number(s.step_time_us),
-        "mfu_step": finite_number(s.mfu_step),
-        "cube_utilization": finite_number(s.cube_utilization),
-        "tier": s.tier.tier,
-        "by_type": [
-            {**rec, "mfu": rec.get("mfu") if mfu_col == "mfu" else None}
-            for rec in _records(r.by_type, by_type_cols)
-        ],
-        "excluded": _records(r.excluded, {"type": "type", "reason": "reason", "count": "count", "time_us": "time_us"}),
-        "step_breakdown": {col: finite_number(_step_mean(r.steps, col)) for col in summary.BREAKDOWN},
-        **_comm_split(r),
-        # extras beyond the contract
-        "mfu_ops_range": [finite_number(v) for v in s.mfu_ops_range] if s.mfu_ops_range else None,
-        "mfu_step_range": [finite_number(v) for v in s.mfu_step_range] if s.mfu_step_range else None,
-        "tier_label": s.tier.label,
-        "tier_value": finite_number(s.tier.value),
-        "tier_why": list(s.tier.why),
-        "device_busy_proxy": finite_number(s.device_busy_proxy),
-        "hw_flops_ratio": finite_number(s.hw_flops_ratio),
-        "roofline": rank_roofline(r),
-        "kernel_source": r.data.kernel_source,
-        "capture": r.folder.config.describe(),
-        "rank_origin": r.folder.rank_origin,
-        "incomplete": list(r.data.incomplete),
-        "hot_by_time": _hot_rows(r.hot_by_time, top),
-        "hot_by_lost": _hot_rows(r.hot_by_lost, top),
-        "warnings": list(r.warnings),
-        # internal (not in the contract): what the cluster and the console need
-        "confirmed": bool(r.chip.confirmed),
-        "chip_id": r.chip.chip.identifier if r.chip.chip is not None else None,
-        "notes": [n for n in r.notes if n],
-        "document_version": summary.DOCUMENT_VERSION,
-    }
-
-
-def rank_roofline(r: RankAnalysis) -> dict[str, float | None] | None:
-    """The rank's roofline figures (:func:`~.kernel_roofline.roofline_summary`), kept by a summary."""
-    if r.document is not None:
-        return r.document.get("roofline")
-    fields = roofline_summary(r.kernels, chip_bandwidth(r.chip), r.summary.steps)
-    return {k: finite_number(v) for k, v in fields.items()}
-
-
-def _comm_split(r: RankAnalysis) -> dict[str, float | None]:
-    """Not-overlapped communication split into real transfer and waiting (means per step; prediction.md §4.1)."""
-    if r.document is not None:
-        return {k: r.document.get(k) for k in ("comm_transfer_us", "comm_wait_us")}
-    from mfu_desktop.core.analysis.measured_step import measured_step
-
-    measured, _ = measured_step(r.data.step_trace, r.data.comm)
-    if measured is None:
-        return {"comm_transfer_us": None, "comm_wait_us": None}
-    return {"comm_transfer_us": finite_number(measured.transfer_us), "comm_wait_us": finite_number(measured.wait_us)}
-
-
-def analysis_json(result: FolderAnalysis, top_n: int | None = None) -> dict[str, object]:
-    """The whole ``mfu analyze --json`` object."""
-    folder = result.document()
-    if top_n is not None:
-        folder["top_n"] = top_n
-    return summary.analysis_json(folder)

@@ -31,8 +31,8 @@ from typing import Any
 
 from mfu_desktop import __version__
 from mfu_desktop.core.cache import write_atomic
+from mfu_desktop.core.cluster.documents import DOCUMENT_VERSION, folder_document
 from mfu_desktop.core.paths import file_mode
-from mfu_desktop.core.summary import DOCUMENT_VERSION, folder_document
 
 SUMMARY_FORMAT = "mfu-desktop-summary"
 #: Bump when the folder layout or the documents change incompatibly (an old summary is then re-made).
@@ -249,7 +249,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
 
 def _rows_of(doc: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """A document's rows for every table (each row carries the rank)."""
-    from mfu_desktop.core.summary import cluster_rows
+    from mfu_desktop.core.cluster.documents import cluster_rows
 
     rank = {"rank": doc["rank"]}
     out: dict[str, list[dict[str, Any]]] = {"ranks": cluster_rows([doc], [])}

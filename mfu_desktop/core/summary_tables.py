@@ -1,6 +1,6 @@
 """What a cluster summary keeps of one rank beyond its document: the tables, and the prediction's inputs.
 
-:func:`summary_document` extends a rank document (:func:`mfu_desktop.core.profile_analysis.rank_document`)
+:func:`summary_document` extends a rank document (:func:`mfu_desktop.core.cluster.rank_document.rank_document`)
 with every step of the step breakdown, the by-(type, shape) aggregates (the longest
 :data:`TOP_SHAPES`), the communication operators (longest link per collective and step), the
 rank's input files (path, size, mtime) and the prediction's inputs — kernel groups by (unit,

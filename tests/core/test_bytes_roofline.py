@@ -214,7 +214,7 @@ def test_every_kernel_judged_lost_time_and_counters(tmp_path):
     assert shapes.loc["Add", "achieved_gbs"] == pytest.approx(add_bytes / 80.0 / 1e3, rel=1e-6)
     doc = r.document if r.document is not None else None
     assert doc is None
-    from mfu_desktop.core.profile_analysis import rank_document
+    from mfu_desktop.core.cluster.rank_document import rank_document
 
     roof = rank_document(r)["roofline"]
     assert roof["hw_bytes_ratio"] == pytest.approx(1300 * 78e3 / add_bytes, rel=1e-6)

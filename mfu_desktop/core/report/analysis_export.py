@@ -29,14 +29,14 @@ def _fmt(value: object, kind: str = "num") -> str:
 
 
 def markdown_summary(result: object) -> str:
-    """A Markdown report of a :class:`~mfu_desktop.core.profile_analysis.FolderAnalysis`.
+    """A Markdown report of a :class:`~mfu_desktop.core.cluster.folder.FolderAnalysis`.
 
     Leads with the top kernels by lost time (measured − roofline-attainable), states the
     conventions and the fallback tier of every rank.
     """
     from mfu_desktop.core.analysis.roofline_figures import judged_figure, roofline_text
     from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
-    from mfu_desktop.core.profile_analysis import rank_roofline
+    from mfu_desktop.core.cluster.rank_document import rank_roofline
 
     lines = ["# MFU Desktop report", "", f"Reading the numbers: {PER_STEP_CONVENTION}.", ""]
     ranks = getattr(result, "ranks", [])
@@ -90,7 +90,7 @@ def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv
     """Write the annotated kernels and every aggregate of an analysis into ``folder``.
 
     Args:
-        result: A :class:`~mfu_desktop.core.profile_analysis.FolderAnalysis`.
+        result: A :class:`~mfu_desktop.core.cluster.folder.FolderAnalysis`.
         folder: Target folder (created; must not be inside a profiler folder).
         formats: Any of ``csv``, ``parquet``, ``xlsx`` for the tables; JSON and Markdown are
             always written.
@@ -98,7 +98,7 @@ def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv
     Raises:
         ExportError: For a target inside a profile, or an unwritable folder.
     """
-    from mfu_desktop.core.profile_analysis import analysis_json
+    from mfu_desktop.core.cluster.folder import analysis_json
 
     roots = [r.folder.path for r in result.ranks] + list(result.discovery.roots)
     forbid_inside(folder, roots)

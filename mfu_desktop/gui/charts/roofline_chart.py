@@ -373,7 +373,7 @@ def _caption(roof: dict | None, where: str) -> str:
 
 def rank_view(r: object, catalog: object = None) -> RooflineView:
     """One rank's view: its kernels (a full rank) or its (type, shape) groups (a summarised rank)."""
-    from mfu_desktop.core.profile_analysis import rank_roofline
+    from mfu_desktop.core.cluster.rank_document import rank_roofline
 
     roof = rank_roofline(r)
     if not r.lite:

@@ -7,8 +7,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 
+from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.numbers import pct
-from mfu_desktop.core.profile_analysis import FolderAnalysis
 
 ROLE_KIND = Qt.ItemDataRole.UserRole + 1  # "root", "cluster", "rank", "failed"
 ROLE_INDEX = Qt.ItemDataRole.UserRole + 2  # position in FolderAnalysis.ranks / failures

@@ -27,9 +27,10 @@ from PySide6.QtWidgets import (
 )
 
 from mfu_desktop.core.chips.catalog import ChipCatalog
+from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.compare import Comparison, compare, table
 from mfu_desktop.core.numbers import pct
-from mfu_desktop.core.profile_analysis import FolderAnalysis, analysis_from_summary, analyze_paths
+from mfu_desktop.core.profile_analysis import analysis_from_summary, analyze_paths
 from mfu_desktop.core.summary_store import is_summary, read_summary
 from mfu_desktop.gui.charts.compare_charts import GroupScatter, PairedBarsChart, WaterfallChart
 from mfu_desktop.gui.core_text import sentences

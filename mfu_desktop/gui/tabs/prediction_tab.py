@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from mfu_desktop.core.accuracy import accuracy_table, error_text, pair_errors, read_measurements
 from mfu_desktop.core.calibration_store import read_factors
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
+from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.predict import DEFAULT_TARGETS, Prediction, predict, predict_kernels
 from mfu_desktop.core.predict_basis import ACHIEVABLE, ADVERTISED, Basis
 from mfu_desktop.core.predict_inputs import choose_source, rank_inputs
@@ -40,7 +41,6 @@ from mfu_desktop.core.predict_rows import (
     write_outputs,
 )
 from mfu_desktop.core.predict_rules import DEFAULT_RULES
-from mfu_desktop.core.profile_analysis import FolderAnalysis
 from mfu_desktop.core.progress import check
 from mfu_desktop.gui.charts.prediction_charts import PredictedStepChart, RelativePerformanceChart
 from mfu_desktop.gui.core_text import basis_text

@@ -41,15 +41,10 @@ from mfu_desktop.core.analysis.explain import CalculatorPrefill, explain_kernel
 from mfu_desktop.core.analysis.kernel_roofline import chip_bandwidth
 from mfu_desktop.core.analysis.rank import RankAnalysis
 from mfu_desktop.core.chips.catalog import ChipCatalog
+from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.formulas.options import FlopOptions
 from mfu_desktop.core.numbers import pct, sig
-from mfu_desktop.core.profile_analysis import (
-    FolderAnalysis,
-    analysis_from_summary,
-    analyze_paths,
-    fill_summary_tables,
-    summary_rank,
-)
+from mfu_desktop.core.profile_analysis import analysis_from_summary, analyze_paths, fill_summary_tables, summary_rank
 from mfu_desktop.core.progress import check
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.summary_store import is_summary, read_summary

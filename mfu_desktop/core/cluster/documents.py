@@ -1,7 +1,7 @@
 """Rank and folder documents: an analysis reduced to what the command line, the JSON and the cluster views need.
 
 A **rank document** is a JSON-able dict (figures, tables of a few rows, warnings, notes) made
-from a full analysis (:func:`mfu_desktop.core.profile_analysis.rank_document`). Everything the
+from a full analysis (:func:`mfu_desktop.core.cluster.rank_document.rank_document`). Everything the
 cluster shows is computed here from rank documents, in plain Python — the same functions serve
 a fresh analysis, the command line's cached path (which imports no pandas) and, later, merged
 summaries of thousands of ranks. One definition of every cluster figure:
