@@ -32,7 +32,7 @@ def add_compare_command(sub: argparse._SubParsersAction) -> None:
 def _load(path: Path, chip: str | None, catalog: ChipCatalog, use_cache: bool):
     from mfu_desktop.core.analysis.aggregates import AnalysisOptions
     from mfu_desktop.core.profile_analysis import analysis_from_summary, analyze_paths
-    from mfu_desktop.core.summary_store import is_summary, read_summary
+    from mfu_desktop.core.store.summaries import is_summary, read_summary
 
     if is_summary(path):
         return analysis_from_summary(read_summary(path), catalog)
@@ -44,7 +44,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, families_from_csv
     from mfu_desktop.core.compare import compare, comparison_json
     from mfu_desktop.core.json_contract import stamped
-    from mfu_desktop.core.summary_store import SummaryError
+    from mfu_desktop.core.store.summaries import SummaryError
 
     catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
     families = list(DEFAULT_FAMILIES)

@@ -232,7 +232,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     except _NoPath as exc:
         print(f"mfu analyze: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    from mfu_desktop.core.summary_store import SummaryError, is_summary, read_summary
+    from mfu_desktop.core.store.summaries import SummaryError, is_summary, read_summary
 
     if any(is_summary(p) for p in paths):
         if len(paths) > 1 or args.export:
@@ -251,7 +251,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     for problem in catalog.problems:
         print(f"warning: {problem}", file=sys.stderr)
     if not args.no_cache and not args.export:
-        from mfu_desktop.core.cached_analysis import cached_folder_document
+        from mfu_desktop.core.store.cached_documents import cached_folder_document
 
         folder = cached_folder_document(paths, options, catalog)
         if folder is not None:

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from mfu_desktop.core import cache
 from mfu_desktop.core.analysis.aggregates import AnalysisOptions
 from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.paths import demo_profile_dir
 from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.readers.discovery import discover
+from mfu_desktop.core.store import cache
 from tests.conftest import ROOT
 
 #: Runs the CLI and reports which heavy modules it imported (stdout: the CLI's, stderr: the list).
@@ -94,7 +94,7 @@ def test_cache_of_a_real_sized_rank_is_under_half_the_csv(tmp_path):
     second = cache.size_of(cache.analysis_key(folder, AnalysisOptions(hf32=True), catalog), "analysis")
     assert 0 < rank_bytes + first <= 0.5 * csv_size, (rank_bytes, first, csv_size)
     # no second copy of the kernels: the second option set holds only the columns its analysis added
-    from mfu_desktop.core.frame_store import read_frame
+    from mfu_desktop.core.store.frames import read_frame
 
     raw = read_frame(cache.entry(cache.cache_key(folder), "ranks", ".arrow"))
     added = read_frame(cache.entry(cache.analysis_key(folder, AnalysisOptions(hf32=True), catalog), "analysis",

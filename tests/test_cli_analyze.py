@@ -7,8 +7,8 @@ import json
 import pytest
 
 from mfu_desktop.cli import main
-from mfu_desktop.core.loader import clear_cache
 from mfu_desktop.core.profile_analysis import analyze_paths
+from mfu_desktop.core.store.ranks import clear_cache
 from tests.helpers import kernel_row, make_rank, snapshot
 
 FA_SAMPLE = "msprof-analyze/test/ut/advisor/compute_advice/data"

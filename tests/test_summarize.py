@@ -14,7 +14,7 @@ from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.cluster import documents as summary
 from mfu_desktop.core.distributed import Runner, summarize
 from mfu_desktop.core.profile_analysis import analyze_paths
-from mfu_desktop.core.summary_store import SummaryError, is_summary, read_summary
+from mfu_desktop.core.store.summaries import SummaryError, is_summary, read_summary
 from mfu_desktop.demo import generate
 
 distributed = pytest.importorskip("distributed", reason="Dask is the optional extra mfu-desktop[cluster]")

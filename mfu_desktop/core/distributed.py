@@ -2,7 +2,7 @@
 
 Where the ranks live (a cluster's shared file system), workers read them, analyse them and
 return a rank's summary document (tens of KB) — never a kernel frame. The client merges the
-documents into a summary folder (:mod:`mfu_desktop.core.summary_store`), reusing every rank
+documents into a summary folder (:mod:`mfu_desktop.core.store.summaries`), reusing every rank
 whose files and options did not change since the last run.
 
 Executors: ``scheduler="tcp://host:8786"`` joins an existing Dask cluster (started by
@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from mfu_desktop.core.analysis.options import AnalysisOptions
-from mfu_desktop.core.cache import analysis_key
 from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.readers.base import RankFolder
 from mfu_desktop.core.readers.discovery import discover
-from mfu_desktop.core.summary_store import (
+from mfu_desktop.core.store.cache import analysis_key
+from mfu_desktop.core.store.summaries import (
     DOCUMENTS,
     RankEntry,
     SummaryError,
@@ -147,7 +147,7 @@ def summarize_rank(folder: RankFolder, options: AnalysisOptions, catalog: ChipCa
     try:
         from mfu_desktop.core.analysis.rank import analyze_rank
         from mfu_desktop.core.cluster.rank_document import rank_document
-        from mfu_desktop.core.loader import load_rank
+        from mfu_desktop.core.store.ranks import load_rank
         from mfu_desktop.core.summary_tables import summary_document
 
         data = load_rank(folder, use_cache=False)

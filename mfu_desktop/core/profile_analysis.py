@@ -18,20 +18,20 @@ from mfu_desktop.core.analysis.aggregates import (
 )
 from mfu_desktop.core.analysis.chip_resolution import ChipResolution
 from mfu_desktop.core.analysis.rank import RankAnalysis, RankFailure, analyze_rank
-from mfu_desktop.core.analysis_cache import read_analysis, write_analysis
-from mfu_desktop.core.cache import analysis_key, cache_key
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError, default_catalog
 from mfu_desktop.core.cluster import documents as summary
 from mfu_desktop.core.cluster.folder import FolderAnalysis, cluster_summary
 from mfu_desktop.core.cluster.rank_document import rank_document
 from mfu_desktop.core.formulas.options import FlopOptions
-from mfu_desktop.core.loader import load_ranks
 from mfu_desktop.core.progress import Progress, check
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.ascend.info import CaptureConfig
 from mfu_desktop.core.readers.discovery import Discovery, RankFolder, discover
 from mfu_desktop.core.readers.rank_data import RankData, adopt
-from mfu_desktop.core.summary_store import Summary
+from mfu_desktop.core.store.analysis_cache import read_analysis, write_analysis
+from mfu_desktop.core.store.cache import analysis_key, cache_key
+from mfu_desktop.core.store.ranks import load_ranks
+from mfu_desktop.core.store.summaries import Summary
 
 
 def analyze_paths(

@@ -479,7 +479,7 @@ class MainWindow(QMainWindow):
 
     def clear_cache(self) -> None:
         """Tools → Clear the cache of parsed profiles."""
-        from mfu_desktop.core.loader import clear_cache
+        from mfu_desktop.core.store.ranks import clear_cache
 
         removed = clear_cache()
         self.show_status(self.tr("Removed {0} cached file(s)").format(removed))

@@ -31,7 +31,7 @@ from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.compare import Comparison, compare, table
 from mfu_desktop.core.numbers import pct
 from mfu_desktop.core.profile_analysis import analysis_from_summary, analyze_paths
-from mfu_desktop.core.summary_store import is_summary, read_summary
+from mfu_desktop.core.store.summaries import is_summary, read_summary
 from mfu_desktop.gui.charts.compare_charts import GroupScatter, PairedBarsChart, WaterfallChart
 from mfu_desktop.gui.core_text import sentences
 from mfu_desktop.gui.models.dataframe_model import ColumnSpec, DataFrameModel, fmt_calls, fmt_number, fmt_pct, fmt_us

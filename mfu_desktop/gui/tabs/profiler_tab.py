@@ -47,7 +47,7 @@ from mfu_desktop.core.numbers import pct, sig
 from mfu_desktop.core.profile_analysis import analysis_from_summary, analyze_paths, fill_summary_tables, summary_rank
 from mfu_desktop.core.progress import check
 from mfu_desktop.core.readers import columns as C
-from mfu_desktop.core.summary_store import is_summary, read_summary
+from mfu_desktop.core.store.summaries import is_summary, read_summary
 from mfu_desktop.gui.bands import band_css
 from mfu_desktop.gui.charts.heat_map import RankHeatMap
 from mfu_desktop.gui.charts.profile_charts import HotOpsChart, MfuScatter, StepBreakdownChart, scatter_points

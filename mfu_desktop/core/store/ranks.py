@@ -7,12 +7,12 @@ import os
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from mfu_desktop.core.cache import cache_key, clear, entry, read_pickle, touch, write_atomic, write_pickle
-from mfu_desktop.core.frame_store import read_frame, write_frame
 from mfu_desktop.core.progress import Cancelled, Progress, check
 from mfu_desktop.core.readers.base import RankFolder
 from mfu_desktop.core.readers.load import read_rank
 from mfu_desktop.core.readers.rank_data import RankData, adopt
+from mfu_desktop.core.store.cache import cache_key, clear, entry, read_pickle, touch, write_atomic, write_pickle
+from mfu_desktop.core.store.frames import read_frame, write_frame
 
 #: Ranks parsed at once (pyarrow parses each file with its own threads too).
 MAX_PARALLEL_RANKS = min(8, (os.cpu_count() or 2))

@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from mfu_desktop import __version__
-from mfu_desktop.core.cache import write_atomic
 from mfu_desktop.core.cluster.documents import DOCUMENT_VERSION, folder_document
 from mfu_desktop.core.paths import file_mode
+from mfu_desktop.core.store.cache import write_atomic
 
 SUMMARY_FORMAT = "mfu-desktop-summary"
 #: Bump when the folder layout or the documents change incompatibly (an old summary is then re-made).

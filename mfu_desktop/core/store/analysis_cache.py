@@ -1,6 +1,6 @@
 """Cached analyses: small on disk, quick to reopen (the window), and a document the command line prints from.
 
-Per analysis (key: :func:`mfu_desktop.core.cache.analysis_key`):
+Per analysis (key: :func:`mfu_desktop.core.store.cache.analysis_key`):
 
 * ``.arrow`` — only the columns the analysis added to the kernels (FLOPs, MFU, status …); the
   kernels themselves are the rank's cached frame (``ranks/<rank key>.arrow``), written once
@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from mfu_desktop.core.cache import entry, read_pickle, touch, write_atomic, write_document, write_pickle
-from mfu_desktop.core.frame_store import read_frame, write_frame
-from mfu_desktop.core.loader import cache_read as read_rank
+from mfu_desktop.core.store.cache import entry, read_pickle, touch, write_atomic, write_document, write_pickle
+from mfu_desktop.core.store.frames import read_frame, write_frame
+from mfu_desktop.core.store.ranks import cache_read as read_rank
 
 if TYPE_CHECKING:
     from mfu_desktop.core.analysis.rank import RankAnalysis

@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mfu_desktop.core.cache import analysis_key, read_document
 from mfu_desktop.core.cluster.documents import DOCUMENT_VERSION, folder_document
 from mfu_desktop.core.readers.discovery import discover
+from mfu_desktop.core.store.cache import analysis_key, read_document
 
 if TYPE_CHECKING:
     from mfu_desktop.core.analysis.options import AnalysisOptions

@@ -1,7 +1,7 @@
 """The per-user cache: parsed ranks, analyses and rank documents, keyed by their inputs.
 
 Entries live in ``<user cache>/<kind>/<key>.<suffix>``: a rank's kernel frame as an Arrow file
-(``.arrow``, :mod:`mfu_desktop.core.frame_store`) beside a small pickle of everything else
+(``.arrow``, :mod:`mfu_desktop.core.store.frames`) beside a small pickle of everything else
 (``.pkl``), and per analysis a JSON rank document (``.json``) that the command line prints
 from without importing pandas. A key covers the engine version (:data:`CACHE_VERSION`), the
 rank's input files (path, size, mtime) and, for analyses, the options and the chip catalog:
