@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mfu_desktop.core.predict_basis import BASES
-from mfu_desktop.core.predict_options import DEFAULT_SOURCE, OUTPUT_FORMATS
+from mfu_desktop.core.predict.basis import BASES
+from mfu_desktop.core.predict.options import DEFAULT_SOURCE, OUTPUT_FORMATS
 
 
 def _run(args: argparse.Namespace) -> int:

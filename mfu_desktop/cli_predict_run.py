@@ -11,17 +11,17 @@ from pathlib import Path
 from mfu_desktop.cli_profile import _NoPath, nothing_analysed, profile_paths
 from mfu_desktop.core.analysis.aggregates import AnalysisOptions
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
-from mfu_desktop.core.calibrate import calibrate
-from mfu_desktop.core.calibration_store import read_factors, save_factors
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog, UnknownChipError
 from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.numbers import pct
-from mfu_desktop.core.predict import Prediction, predict, resolve_targets
-from mfu_desktop.core.predict_basis import Basis
-from mfu_desktop.core.predict_inputs import choose_source, rank_inputs, summary_inputs
+from mfu_desktop.core.predict.basis import Basis
+from mfu_desktop.core.predict.calibrate import calibrate
+from mfu_desktop.core.predict.calibration_store import read_factors, save_factors
+from mfu_desktop.core.predict.inputs import choose_source, rank_inputs, summary_inputs
+from mfu_desktop.core.predict.predictor import Prediction, predict, resolve_targets
+from mfu_desktop.core.predict.rules import DEFAULT_RULES, rules_from_csv, with_rules_disabled
 from mfu_desktop.core.predict_rows import console_table, target_lines, write_outputs
-from mfu_desktop.core.predict_rules import DEFAULT_RULES, rules_from_csv, with_rules_disabled
 from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.writing import ExportError, forbid_inside
 

@@ -7,7 +7,7 @@ Run from the project root::
     python tools/accuracy.py --refresh-traces # re-derive the TraceLens rows from ../shared/samples/tracelens
 
 The table is ``resources/accuracy_measurements.csv`` (shipped: the Prediction tab quotes it);
-the arithmetic is :mod:`mfu_desktop.core.accuracy`, i.e. the predictor's own ratios.
+the arithmetic is :mod:`mfu_desktop.core.predict.accuracy`, i.e. the predictor's own ratios.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mfu_desktop.core.accuracy import (  # noqa: E402
+from mfu_desktop.core.chips.catalog import ChipCatalog  # noqa: E402
+from mfu_desktop.core.predict.accuracy import (  # noqa: E402
     MEASUREMENT_COLUMNS,
     accuracy_table,
     category_mape,
     measurements_path,
     read_measurements,
 )
-from mfu_desktop.core.chips.catalog import ChipCatalog  # noqa: E402
 
 DOC = ROOT / "docs" / "accuracy.md"
 TRACES = ROOT.parent / "shared" / "samples" / "tracelens"
@@ -107,8 +107,8 @@ def trace_rows() -> list[list[str]]:
     from mfu_desktop.core.analysis.aggregates import AnalysisOptions
     from mfu_desktop.core.analysis.categories import CATEGORIES, category_of
     from mfu_desktop.core.analysis.steps import captured_steps
-    from mfu_desktop.core.predict import kernel_inputs
-    from mfu_desktop.core.predict_inputs import rank_inputs
+    from mfu_desktop.core.predict.inputs import rank_inputs
+    from mfu_desktop.core.predict.predictor import kernel_inputs
     from mfu_desktop.core.profile_analysis import analyze_paths
 
     catalog = ChipCatalog.load(include_user=False)

@@ -16,7 +16,7 @@ Matching, in order:
 Rows are sorted by the absolute change of time per step, so the biggest winners and losers
 come first; each says why it changed where the data says so (more calls, same shape but a
 different MFU, a different shape, an AI CPU fallback). When the two sides ran on different
-chips, every row also carries what the prediction (:mod:`mfu_desktop.core.predict`) would have
+chips, every row also carries what the prediction (:mod:`mfu_desktop.core.predict.predictor`) would have
 said for BASE on NEW's chip — the prediction's accuracy on the user's own workload.
 """
 
@@ -232,9 +232,9 @@ def predicted_by_type(base: FolderAnalysis, source: Chip, target: Chip
         Ratio per type (predicted ÷ measured time of its predictable kernels), the predicted
         step per step, mean per rank (``None`` when the step cannot be predicted), and why not.
     """
-    from mfu_desktop.core.predict import predict
-    from mfu_desktop.core.predict_inputs import rank_inputs
-    from mfu_desktop.core.predict_kernels import group_predictions, group_ratios
+    from mfu_desktop.core.predict.inputs import rank_inputs
+    from mfu_desktop.core.predict.kernels import group_predictions, group_ratios
+    from mfu_desktop.core.predict.predictor import predict
 
     inputs = rank_inputs(base)
     prediction = predict(inputs, source, [target])

@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.analysis.measured_step import MeasuredStep, measured_step
+from mfu_desktop.core.analysis.measured_step import measured_step
 from mfu_desktop.core.analysis.steps import captured_steps
-from mfu_desktop.core.predict import PreparedRank
-from mfu_desktop.core.predict_kernels import KernelInputs, kernel_inputs
+from mfu_desktop.core.predict.kernels import kernel_inputs
 from mfu_desktop.core.readers.files import fingerprint
 
 if TYPE_CHECKING:
     from mfu_desktop.core.analysis.rank import RankAnalysis
+from mfu_desktop.core.predict.summary_groups import GROUP_COLUMNS
 
 #: By-(type, shape) rows kept per rank (by time).
 TOP_SHAPES = 200
@@ -34,8 +34,6 @@ STEP_COLUMNS = ("step", "computing", "comm_not_overlapped", "overlapped", "commu
                 "step_time_us", "flops", "mfu_step")
 SHAPE_COLUMNS = ("type", "input_shapes", "dtype", "count", "time_us", "flops", "mfu", "lost_us", "status", "reason",
                  "bytes", "achieved_gbs", "bw_util", "intensity", "roof_util", "bound")
-GROUP_COLUMNS = ("unit", "precision", "type", "count", "duration_us", "compute_weighted_us", "memory_weighted_us",
-                 "fallback_compute_us", "fallback_memory_us")
 
 
 def _plain(value: Any) -> Any:
@@ -88,18 +86,3 @@ def summary_document(r: RankAnalysis, document: dict[str, Any]) -> dict[str, Any
         "inputs": [list(f) for f in fingerprint(r.folder.input_files())],
         "reader": r.folder.reader,
     }
-
-
-def prepared_rank(doc: dict[str, Any]) -> PreparedRank | None:
-    """The prediction's inputs of a summarised rank, or ``None`` when the summary has none."""
-    pred = doc.get("prediction")
-    if not pred:
-        return None
-    rows = pred["groups"]
-    groups = pd.DataFrame({c: np.array([r.get(c) for r in rows], dtype=object) for c in GROUP_COLUMNS[:3]})
-    for column in GROUP_COLUMNS[3:]:
-        groups[column] = np.array([r.get(column) or 0.0 for r in rows], dtype=np.float64)
-    excluded = pd.DataFrame(pred["excluded"], columns=["class", "count", "time_us"])
-    measured = MeasuredStep(**pred["measured"]) if pred.get("measured") else None
-    return PreparedRank(KernelInputs(pd.DataFrame(), groups, excluded, list(pred.get("flags") or [])),
-                        int(pred.get("steps") or 1), measured)

@@ -16,7 +16,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mfu_desktop.core.accuracy import (
+from mfu_desktop.core.analysis.categories import category_of
+from mfu_desktop.core.chips.catalog import ChipCatalog
+from mfu_desktop.core.predict.accuracy import (
     accuracy_table,
     category_mape,
     error_text,
@@ -25,12 +27,17 @@ from mfu_desktop.core.accuracy import (
     predict_measurement,
     read_measurements,
 )
-from mfu_desktop.core.analysis.categories import category_of
-from mfu_desktop.core.calibrate import calibrate
-from mfu_desktop.core.calibration_store import read_factors, save_factors
-from mfu_desktop.core.chips.catalog import ChipCatalog
-from mfu_desktop.core.predict import DEFAULT_RULES, RankInput, kernel_inputs, predict, predict_kernels, target_totals
-from mfu_desktop.core.predict_basis import ACHIEVABLE, ADVERTISED, Basis, SavedFactor, check_basis
+from mfu_desktop.core.predict.basis import ACHIEVABLE, ADVERTISED, Basis, SavedFactor, check_basis
+from mfu_desktop.core.predict.calibrate import calibrate
+from mfu_desktop.core.predict.calibration_store import read_factors, save_factors
+from mfu_desktop.core.predict.predictor import (
+    DEFAULT_RULES,
+    RankInput,
+    kernel_inputs,
+    predict,
+    predict_kernels,
+    target_totals,
+)
 from mfu_desktop.core.readers import columns as C
 from tests.conftest import requires_samples
 

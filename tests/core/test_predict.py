@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from mfu_desktop.core.analysis.measured_step import measured_step
-from mfu_desktop.core.calibrate import calibrate
 from mfu_desktop.core.chips.catalog import ChipCatalog, read_catalog_file
-from mfu_desktop.core.predict import (
+from mfu_desktop.core.predict.calibrate import calibrate
+from mfu_desktop.core.predict.predictor import (
     DEFAULT_RULES,
     RankInput,
     kernel_inputs,
@@ -25,7 +25,7 @@ from mfu_desktop.core.predict import (
     target_totals,
     with_rules_disabled,
 )
-from mfu_desktop.core.predict_step import comm_line
+from mfu_desktop.core.predict.step import comm_line
 from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.ascend.communication import parse_comm_matrix, read_comm_matrix
@@ -411,7 +411,7 @@ def test_level0_and_missing_inputs_degrade_with_reasons(samples, catalog):
     ("Add", None), ("RmsNorm", None), ("SwiGlu", None), ("hcom_allReduce_", None),
 ])
 def test_default_rules_cover_each_operator_family(op_type, rule):
-    from mfu_desktop.core.predict_rules import efficiency
+    from mfu_desktop.core.predict.rules import efficiency
 
     class Chip950:
         identifier = "Huawei Ascend 950DT"

@@ -60,7 +60,7 @@ def test_chip_vs_chip_saves_a_calibration_that_predictions_name(make_window, qtb
     """Issue 13: the Compare view's chip-vs-chip mode keeps per-category factors for the pair (both bases)."""
     from dataclasses import replace
 
-    from mfu_desktop.core.calibration_store import read_factors
+    from mfu_desktop.core.predict.calibration_store import read_factors
 
     monkeypatch.setenv("MFU_DESKTOP_DATA_DIR", str(tmp_path / "data"))
     window = make_window("--lang", "en", "--demo", "--tab", "compare")

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt
 
 from mfu_desktop.core.numbers import pct
-from mfu_desktop.core.predict import DEFAULT_RULES
+from mfu_desktop.core.predict.predictor import DEFAULT_RULES
 from mfu_desktop.gui.models.dataframe_model import ColumnSpec, DataFrameModel, fmt_pct, fmt_us
 from mfu_desktop.gui.models.rules_model import RulesModel
 from mfu_desktop.gui.settings import Settings, load_settings, save_settings

@@ -199,8 +199,8 @@ def test_prediction_with_a_gpu_source(tmp_path):
     """H100 → MI300X by hand: matrix kernels by the BF16 peak ratio, vector kernels by the HBM ratio (no pipe
     counters on GPUs); memsets and NCCL kernels are not compute-class."""
     from mfu_desktop.core.chips.catalog import default_catalog
-    from mfu_desktop.core.predict import predict
-    from mfu_desktop.core.predict_inputs import choose_source, rank_inputs
+    from mfu_desktop.core.predict.inputs import choose_source, rank_inputs
+    from mfu_desktop.core.predict.predictor import predict
 
     truth = write_kineto_trace(tmp_path / "a.pt.trace.json", steps=2, layers=2, rank=0)
     result = analyze_paths([tmp_path], AnalysisOptions(), use_cache=False)

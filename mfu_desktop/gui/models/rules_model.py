@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt, Signal
 
-from mfu_desktop.core.predict_rules import RULE_COLUMNS, RULE_KINDS, Rule, check_pattern
+from mfu_desktop.core.predict.rules import RULE_COLUMNS, RULE_KINDS, Rule, check_pattern
 
 _COLUMNS = RULE_COLUMNS
 

@@ -234,8 +234,8 @@ class CompareTab(QWidget):
 
     def save_calibration(self) -> None:
         """Chip vs chip: fit and save the per-category factors of this pair (background)."""
-        from mfu_desktop.core.calibrate import calibrate_and_save
-        from mfu_desktop.core.predict_inputs import rank_inputs
+        from mfu_desktop.core.predict.calibrate import calibrate_and_save
+        from mfu_desktop.core.predict.inputs import rank_inputs
 
         c, base, new = self.comparison, self.base, self.new
         if c is None or base is None or new is None or not c.chip_vs_chip:

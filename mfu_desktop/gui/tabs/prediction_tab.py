@@ -26,13 +26,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mfu_desktop.core.accuracy import accuracy_table, error_text, pair_errors, read_measurements
-from mfu_desktop.core.calibration_store import read_factors
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
 from mfu_desktop.core.cluster.folder import FolderAnalysis
-from mfu_desktop.core.predict import DEFAULT_TARGETS, Prediction, predict, predict_kernels
-from mfu_desktop.core.predict_basis import ACHIEVABLE, ADVERTISED, Basis
-from mfu_desktop.core.predict_inputs import choose_source, rank_inputs
+from mfu_desktop.core.predict.accuracy import accuracy_table, error_text, pair_errors, read_measurements
+from mfu_desktop.core.predict.basis import ACHIEVABLE, ADVERTISED, Basis
+from mfu_desktop.core.predict.calibration_store import read_factors
+from mfu_desktop.core.predict.inputs import choose_source, rank_inputs
+from mfu_desktop.core.predict.predictor import DEFAULT_TARGETS, Prediction, predict, predict_kernels
+from mfu_desktop.core.predict.rules import DEFAULT_RULES
 from mfu_desktop.core.predict_rows import (
     detail_frame,
     prediction_rows,
@@ -40,7 +41,6 @@ from mfu_desktop.core.predict_rows import (
     step_breakdown_frame,
     write_outputs,
 )
-from mfu_desktop.core.predict_rules import DEFAULT_RULES
 from mfu_desktop.core.progress import check
 from mfu_desktop.gui.charts.prediction_charts import PredictedStepChart, RelativePerformanceChart
 from mfu_desktop.gui.core_text import basis_text
@@ -473,7 +473,7 @@ def display_rows(prediction: Prediction, errors: pd.DataFrame | None = None) -> 
 
 def comm_lines(prediction: Prediction) -> list[str]:
     """The measured communication, then each target's predicted one (transfer scaled, wait kept)."""
-    from mfu_desktop.core.predict_step import comm_line
+    from mfu_desktop.core.predict.step import comm_line
 
     m = prediction.measured
     lines = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
 from mfu_desktop.core.cluster.folder import FolderAnalysis
-from mfu_desktop.core.predict import DEFAULT_SOURCE, RankInput
+from mfu_desktop.core.predict.predictor import DEFAULT_SOURCE, RankInput
 
 _TWIN_COLUMNS = ("cube_fp16_tflops", "cube_fp32_tflops", "vector_fp16_tflops", "vector_fp32_tflops",
                  "hbm_bandwidth_gbs", "interconnect_bandwidth")
@@ -15,7 +15,7 @@ def rank_inputs(result: FolderAnalysis) -> list[RankInput]:
 
     A rank read from a cluster summary brings its prepared inputs instead of kernels.
     """
-    from mfu_desktop.core.summary_tables import prepared_rank
+    from mfu_desktop.core.predict.summary_groups import prepared_rank
 
     out = []
     for r in result.ranks:
@@ -32,7 +32,7 @@ def rank_inputs(result: FolderAnalysis) -> list[RankInput]:
 
 def summary_inputs(documents: list[dict]) -> tuple[list[RankInput], set[str]]:
     """The predictor's inputs from a cluster summary's rank documents, and the confirmed chips they name."""
-    from mfu_desktop.core.summary_tables import prepared_rank
+    from mfu_desktop.core.predict.summary_groups import prepared_rank
 
     inputs = [RankInput(d["rank"], None, prepared=prepared) for d in documents
               if (prepared := prepared_rank(d)) is not None]

@@ -2,9 +2,9 @@
 
 The work is split along its steps:
 
-* :mod:`~mfu_desktop.core.predict_rules` — architecture rules (data, editable),
-* :mod:`~mfu_desktop.core.predict_kernels` — the per-kernel model (ratios, scale),
-* :mod:`~mfu_desktop.core.predict_step` — the step composite (transfer, wait, free),
+* :mod:`~mfu_desktop.core.predict.rules` — architecture rules (data, editable),
+* :mod:`~mfu_desktop.core.predict.kernels` — the per-kernel model (ratios, scale),
+* :mod:`~mfu_desktop.core.predict.step` — the step composite (transfer, wait, free),
 * this module — every rank on every target, aggregated the one way every front end shows it,
 * :mod:`~mfu_desktop.core.predict_rows` — the rows the console, JSON, CSV and window format.
 
@@ -25,8 +25,8 @@ import pandas as pd
 from mfu_desktop.core.analysis.measured_step import MeasuredStep, measured_step
 from mfu_desktop.core.analysis.steps import captured_steps
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
-from mfu_desktop.core.predict_basis import Basis
-from mfu_desktop.core.predict_kernels import (
+from mfu_desktop.core.predict.basis import Basis
+from mfu_desktop.core.predict.kernels import (
     CLASSES,
     OTHER_PRECISION,
     UNKNOWN_PRECISION,
@@ -38,8 +38,8 @@ from mfu_desktop.core.predict_kernels import (
     predict_kernels,
     target_totals,
 )
-from mfu_desktop.core.predict_options import DEFAULT_SOURCE
-from mfu_desktop.core.predict_rules import (
+from mfu_desktop.core.predict.options import DEFAULT_SOURCE
+from mfu_desktop.core.predict.rules import (
     DEFAULT_RULES,
     RULE_COLUMNS,
     Rule,
@@ -47,7 +47,7 @@ from mfu_desktop.core.predict_rules import (
     rules_to_csv,
     with_rules_disabled,
 )
-from mfu_desktop.core.predict_step import StepComposite, comm_line, step_composite
+from mfu_desktop.core.predict.step import StepComposite, comm_line, step_composite
 from mfu_desktop.core.readers.ascend.communication import CommMatrix
 from mfu_desktop.core.readers.step_trace import StepTrace
 
@@ -407,7 +407,7 @@ def predict(ranks: list[RankInput], source: Chip, targets: list[Chip], rules: li
         default_cpu: CPU coefficient assumed for chips without one (``None``: their step is not predicted).
         keep_details: Keep the per-kernel frames (for the detail CSV and the GUI table).
         basis: Advertised peaks (default) or achievable values, and saved calibration factors
-            (:mod:`~mfu_desktop.core.predict_basis`).
+            (:mod:`~mfu_desktop.core.predict.basis`).
     """
     rules = list(DEFAULT_RULES if rules is None else rules)
     basis = basis or Basis()

@@ -3,7 +3,7 @@
 The shipped table ``accuracy_measurements.csv`` pairs two chips on the same benchmark or the
 same workload: the source chip's measured time (split into the part a peak limits and the
 part bandwidth limits), and the target chip's measured time. Each row is predicted with the
-engine's own ratios (:func:`~mfu_desktop.core.predict_kernels.group_ratios`) on the advertised
+engine's own ratios (:func:`~mfu_desktop.core.predict.kernels.group_ratios`) on the advertised
 and on the achievable basis; the error is ``(predicted − measured) / measured``.
 
 Honesty rule (validation.md, "keep the comparison honest"): a chip's achievable value measured
@@ -24,9 +24,9 @@ import pandas as pd
 from mfu_desktop.core.analysis.categories import CATEGORIES
 from mfu_desktop.core.chips.catalog import ACHIEVABLE_COLUMNS, Chip, ChipCatalog
 from mfu_desktop.core.paths import shipped_file
-from mfu_desktop.core.predict_basis import ACHIEVABLE, BASES, Basis
-from mfu_desktop.core.predict_kernels import group_predictions, group_ratios
-from mfu_desktop.core.predict_rules import DEFAULT_RULES
+from mfu_desktop.core.predict.basis import ACHIEVABLE, BASES, Basis
+from mfu_desktop.core.predict.kernels import group_predictions, group_ratios
+from mfu_desktop.core.predict.rules import DEFAULT_RULES
 
 #: Columns of the measurement table.
 MEASUREMENT_COLUMNS = ("id", "source_ref", "category", "workload", "source_chip", "target_chip", "dtype",

@@ -16,9 +16,9 @@ import pandas as pd
 from mfu_desktop.core.analysis.categories import CATEGORIES, category_of
 from mfu_desktop.core.analysis.steps import captured_steps
 from mfu_desktop.core.chips.catalog import Chip
-from mfu_desktop.core.predict import DEFAULT_RULES, RankInput, Rule, group_ratios, kernel_inputs, predict
-from mfu_desktop.core.predict_basis import ADVERTISED, Basis, SavedFactor
-from mfu_desktop.core.predict_kernels import group_predictions
+from mfu_desktop.core.predict.basis import ADVERTISED, Basis, SavedFactor
+from mfu_desktop.core.predict.kernels import group_predictions
+from mfu_desktop.core.predict.predictor import DEFAULT_RULES, RankInput, Rule, group_ratios, kernel_inputs, predict
 
 
 @dataclass
@@ -168,8 +168,8 @@ def calibrate_and_save(source_ranks: list[RankInput], measured_ranks: list[RankI
     Raises:
         ExportError: When the calibration file cannot be written.
     """
-    from mfu_desktop.core.calibration_store import save_factors
-    from mfu_desktop.core.predict_basis import BASES
+    from mfu_desktop.core.predict.basis import BASES
+    from mfu_desktop.core.predict.calibration_store import save_factors
 
     fits = [calibrate(source_ranks, measured_ranks, source, target, basis=name) for name in BASES]
     written = save_factors([f for cal in fits for f in cal.factors(fitted_on)], path)

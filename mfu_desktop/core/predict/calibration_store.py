@@ -15,7 +15,7 @@ from pathlib import Path
 
 from mfu_desktop.core.analysis.categories import CATEGORIES
 from mfu_desktop.core.paths import user_calibration_path
-from mfu_desktop.core.predict_basis import BASES, SavedFactor
+from mfu_desktop.core.predict.basis import BASES, SavedFactor
 from mfu_desktop.core.writing import atomic_write
 
 #: Columns of ``calibration.csv``.

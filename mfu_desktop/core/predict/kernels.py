@@ -26,7 +26,7 @@ from mfu_desktop.core.analysis.classify import COMPUTE_CLASSES, KernelClass, cla
 from mfu_desktop.core.analysis.grouping import categorical, codes_of, counts, group_ids, lookup, sums
 from mfu_desktop.core.chips.catalog import Chip
 from mfu_desktop.core.chips.dtypes import ComputeDtype, compute_dtype, first_input_dtype
-from mfu_desktop.core.predict_basis import (
+from mfu_desktop.core.predict.basis import (
     ACHIEVABLE,
     ADVERTISED,
     Basis,
@@ -34,7 +34,7 @@ from mfu_desktop.core.predict_basis import (
     achievable_peaks,
     basis_label,
 )
-from mfu_desktop.core.predict_rules import Rule, bandwidth, efficiency
+from mfu_desktop.core.predict.rules import Rule, bandwidth, efficiency
 from mfu_desktop.core.readers import columns as C
 
 #: Prediction classes (compute-class kernels); everything else is excluded and listed.
@@ -249,7 +249,7 @@ class GroupRatios:
         rules: Per group: the rules and calibration factors that touched it ("; "-joined).
         flags: Caveats about columns that fell back.
         factor: Per group: the saved calibration factor applied to its predicted time (1: none).
-        basis: Per group: the basis its ratios are on (:func:`~mfu_desktop.core.predict_basis.basis_label`).
+        basis: Per group: the basis its ratios are on (:func:`~mfu_desktop.core.predict.basis.basis_label`).
     """
 
     compute_ratio: np.ndarray
