@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         from PySide6.QtWidgets import QApplication
 
         from mfu_desktop.core.analysis.aggregates import AnalysisOptions
-        from mfu_desktop.core.profile_analysis import analyze_paths
+        from mfu_desktop.core.pipeline.analyze import analyze_paths
         from mfu_desktop.gui.app import create, parse_args
 
         t0 = time.perf_counter()

@@ -50,9 +50,9 @@ def main() -> int:
         subprocess.run([sys.executable, "-m", "mfu_desktop.demo", str(profile), "--ranks", "1", "--kernels",
                         str(args.rows)], check=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     from mfu_desktop.core.chips.catalog import ChipCatalog
+    from mfu_desktop.core.pipeline.analyze import analyze_paths
     from mfu_desktop.core.predict.inputs import rank_inputs
     from mfu_desktop.core.predict.predictor import predict
-    from mfu_desktop.core.profile_analysis import analyze_paths
 
     catalog = ChipCatalog.load(include_user=False)
     t0 = time.perf_counter()

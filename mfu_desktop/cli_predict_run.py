@@ -15,6 +15,7 @@ from mfu_desktop.core.chips.catalog import Chip, ChipCatalog, UnknownChipError
 from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.numbers import pct
+from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.predict.basis import Basis
 from mfu_desktop.core.predict.calibrate import calibrate
 from mfu_desktop.core.predict.calibration_store import read_factors, save_factors
@@ -22,7 +23,6 @@ from mfu_desktop.core.predict.inputs import choose_source, rank_inputs, summary_
 from mfu_desktop.core.predict.predictor import Prediction, predict, resolve_targets
 from mfu_desktop.core.predict.rules import DEFAULT_RULES, rules_from_csv, with_rules_disabled
 from mfu_desktop.core.predict_rows import console_table, target_lines, write_outputs
-from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.writing import ExportError, forbid_inside
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2

@@ -256,7 +256,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         folder = cached_folder_document(paths, options, catalog)
         if folder is not None:
             return _show(folder, args)
-    from mfu_desktop.core.profile_analysis import analyze_paths
+    from mfu_desktop.core.pipeline.analyze import analyze_paths
 
     progress = ConsoleProgress(sys.stderr.isatty() and not args.json)
     try:

@@ -30,7 +30,7 @@ def add_summarize_command(sub: argparse._SubParsersAction, add_options) -> None:
 def cmd_summarize(args: argparse.Namespace) -> int:
     """Run ``mfu summarize``."""
     from mfu_desktop.cli_profile import _options
-    from mfu_desktop.core.distributed import MissingExtra, make_runner, summarize
+    from mfu_desktop.core.pipeline.summarize import MissingExtra, make_runner, summarize
 
     if args.workers is not None and args.workers < 1:
         print("mfu summarize: error: argument --workers: must be at least 1", file=sys.stderr)

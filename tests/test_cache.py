@@ -15,7 +15,7 @@ import pytest
 from mfu_desktop.core.analysis.aggregates import AnalysisOptions
 from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.paths import demo_profile_dir
-from mfu_desktop.core.profile_analysis import analyze_paths
+from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.readers.discovery import discover
 from mfu_desktop.core.store import cache
 from tests.conftest import ROOT

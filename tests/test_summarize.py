@@ -12,8 +12,8 @@ import pytest
 from mfu_desktop.core.analysis.aggregates import AnalysisOptions
 from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.cluster import documents as summary
-from mfu_desktop.core.distributed import Runner, summarize
-from mfu_desktop.core.profile_analysis import analyze_paths
+from mfu_desktop.core.pipeline.analyze import analyze_paths
+from mfu_desktop.core.pipeline.summarize import Runner, summarize
 from mfu_desktop.core.store.summaries import SummaryError, is_summary, read_summary
 from mfu_desktop.demo import generate
 
@@ -37,7 +37,7 @@ def contract_ranks(folder: dict) -> list[dict]:
 
 
 def test_local_cluster_summary_equals_the_in_process_analysis(cluster_profile, tmp_path):
-    from mfu_desktop.core.distributed import DaskRunner
+    from mfu_desktop.core.pipeline.summarize import DaskRunner
 
     out = tmp_path / "summary"
     options, catalog = AnalysisOptions(), default_catalog()

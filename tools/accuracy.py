@@ -107,9 +107,9 @@ def trace_rows() -> list[list[str]]:
     from mfu_desktop.core.analysis.aggregates import AnalysisOptions
     from mfu_desktop.core.analysis.categories import CATEGORIES, category_of
     from mfu_desktop.core.analysis.steps import captured_steps
+    from mfu_desktop.core.pipeline.analyze import analyze_paths
     from mfu_desktop.core.predict.inputs import rank_inputs
     from mfu_desktop.core.predict.predictor import kernel_inputs
-    from mfu_desktop.core.profile_analysis import analyze_paths
 
     catalog = ChipCatalog.load(include_user=False)
 

@@ -10,7 +10,7 @@ from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.roofline import ridge_point, roofline
 from mfu_desktop.core.analysis.roofline_figures import cluster_roofline, judged_figure, roofline_rates
 from mfu_desktop.core.formulas.bytes import element_bytes, min_bytes
-from mfu_desktop.core.profile_analysis import analyze_paths
+from mfu_desktop.core.pipeline.analyze import analyze_paths
 from tests.helpers import HEADER_B, kernel_row, make_rank
 
 BW_910B2 = 1600.0  # GB/s (chips.csv)

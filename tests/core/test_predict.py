@@ -12,6 +12,7 @@ import pytest
 
 from mfu_desktop.core.analysis.measured_step import measured_step
 from mfu_desktop.core.chips.catalog import ChipCatalog, read_catalog_file
+from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.predict.calibrate import calibrate
 from mfu_desktop.core.predict.predictor import (
     DEFAULT_RULES,
@@ -26,7 +27,6 @@ from mfu_desktop.core.predict.predictor import (
     with_rules_disabled,
 )
 from mfu_desktop.core.predict.step import comm_line
-from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.ascend.communication import parse_comm_matrix, read_comm_matrix
 from mfu_desktop.core.readers.step_trace import StepTrace, read_step_trace_csv

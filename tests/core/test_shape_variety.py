@@ -17,8 +17,8 @@ from mfu_desktop.core.analysis.aggregates import AnalysisOptions, Status, annota
 from mfu_desktop.core.analysis.chip_resolution import resolve_chip
 from mfu_desktop.core.analysis.grouping import lookup, slots
 from mfu_desktop.core.chips.catalog import default_catalog
+from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.predict.predictor import kernel_inputs
-from mfu_desktop.core.profile_analysis import analyze_paths
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.demo import write_rank
 

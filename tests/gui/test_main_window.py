@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication
 from mfu_desktop.core.analysis.aggregates import AnalysisOptions
 from mfu_desktop.core.numbers import pct
 from mfu_desktop.core.paths import demo_profile_dir
-from mfu_desktop.core.profile_analysis import analyze_paths
+from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.gui.dialogs.export_dialog import ExportChoice
 from mfu_desktop.gui.models.rank_tree import ROLE_KIND

@@ -134,7 +134,7 @@ def test_settings_in_an_unwritable_folder_do_not_raise(tmp_path):
 def test_rank_tree_from_demo_analysis(qtbot):
     from mfu_desktop.core.analysis.aggregates import AnalysisOptions
     from mfu_desktop.core.paths import demo_profile_dir
-    from mfu_desktop.core.profile_analysis import analyze_paths
+    from mfu_desktop.core.pipeline.analyze import analyze_paths
     from mfu_desktop.gui.models.rank_tree import ROLE_INDEX, ROLE_KIND, RankTreeModel
 
     result = analyze_paths([demo_profile_dir()], AnalysisOptions())

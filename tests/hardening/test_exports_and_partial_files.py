@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from mfu_desktop.core.analysis.aggregates import AnalysisOptions
-from mfu_desktop.core.profile_analysis import analyze_paths
+from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.report.analysis_export import export_analysis
 from mfu_desktop.core.writing import ExportError, atomic_write, write_csv, write_xlsx
 from tests.helpers import kernel_row, make_rank

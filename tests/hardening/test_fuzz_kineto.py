@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mfu_desktop.core.analysis.aggregates import AnalysisOptions
-from mfu_desktop.core.profile_analysis import analyze_paths
+from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.demo import write_kineto_trace
 from tests.conftest import SAMPLES
 from tests.hardening.conftest import CASES

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from mfu_desktop.core.analysis.aggregates import AnalysisOptions, Status
 from mfu_desktop.core.formulas.shapes import ShapeError, parse_dims, parse_shapes
-from mfu_desktop.core.profile_analysis import analyze_paths
+from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.readers.ascend.communication import read_comm_matrix
 from mfu_desktop.core.readers.step_trace import read_step_trace_csv
 from tests.conftest import SAMPLES, requires_samples

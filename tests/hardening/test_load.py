@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from mfu_desktop.core.analysis.aggregates import AnalysisOptions
-from mfu_desktop.core.profile_analysis import analyze_paths
+from mfu_desktop.core.pipeline.analyze import analyze_paths
 from tests.hardening.test_concurrency import rss_mb
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))

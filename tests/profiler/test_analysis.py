@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mfu_desktop.core.analysis.aggregates import AnalysisOptions, Status
-from mfu_desktop.core.profile_analysis import analyze_paths
+from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.demo import generate
 from tests.helpers import kernel_row, make_rank

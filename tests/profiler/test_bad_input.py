@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from mfu_desktop.core.analysis.aggregates import Status
-from mfu_desktop.core.profile_analysis import analyze_paths
+from mfu_desktop.core.pipeline.analyze import analyze_paths
 from tests.helpers import HEADER_B, kernel_row, make_rank
 
 GOOD = kernel_row("mm", "MatMulV2", "AI_CORE", "1767225600000001.500", 10.0, "128,256;256,512", "DT_BF16;DT_BF16",

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from mfu_desktop.core.analysis.options import AnalysisOptions
-from mfu_desktop.core.profile_analysis import analyze_paths
+from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.readers import columns as C
 from tests.conftest import SAMPLES, SHARED_MISSING
 

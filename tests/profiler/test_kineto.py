@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from mfu_desktop.core.analysis.aggregates import AnalysisOptions, Status
-from mfu_desktop.core.profile_analysis import analyze_paths
+from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.discovery import discover
 from mfu_desktop.core.readers.kineto.events import TraceFormatError, read_trace

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from mfu_desktop.core.analysis.aggregates import AnalysisOptions, FlopsSource, Status
-from mfu_desktop.core.profile_analysis import analyze_paths
+from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.mstx.marks import arguments_text, spread_by_time
 from tests.helpers import HEADER_B, kernel_row, write_profiler_db

@@ -4,7 +4,7 @@ Layout of a summary folder::
 
     manifest.json          format, version, options, roots, and per rank: id, path, key (inputs +
                            options), status (ok / failed / cancelled) and the reason of a failure
-    ranks/<key>.json       one rank document per summarised rank (mfu_desktop.core.summary_tables)
+    ranks/<key>.json       one rank document per summarised rank (mfu_desktop.core.pipeline.summary_document)
     ranks.parquet          one row per rank (the cluster table)
     steps.parquet          per rank and step: the step breakdown
     by_type.parquet        per rank and operator type

@@ -30,7 +30,8 @@ from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.compare import Comparison, compare, table
 from mfu_desktop.core.numbers import pct
-from mfu_desktop.core.profile_analysis import analysis_from_summary, analyze_paths
+from mfu_desktop.core.pipeline.analyze import analyze_paths
+from mfu_desktop.core.pipeline.from_summary import analysis_from_summary
 from mfu_desktop.core.store.summaries import is_summary, read_summary
 from mfu_desktop.gui.charts.compare_charts import GroupScatter, PairedBarsChart, WaterfallChart
 from mfu_desktop.gui.core_text import sentences

@@ -44,7 +44,8 @@ from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.formulas.options import FlopOptions
 from mfu_desktop.core.numbers import pct, sig
-from mfu_desktop.core.profile_analysis import analysis_from_summary, analyze_paths, fill_summary_tables, summary_rank
+from mfu_desktop.core.pipeline.analyze import analyze_paths
+from mfu_desktop.core.pipeline.from_summary import analysis_from_summary, fill_summary_tables, summary_rank
 from mfu_desktop.core.progress import check
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.store.summaries import is_summary, read_summary

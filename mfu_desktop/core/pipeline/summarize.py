@@ -147,8 +147,8 @@ def summarize_rank(folder: RankFolder, options: AnalysisOptions, catalog: ChipCa
     try:
         from mfu_desktop.core.analysis.rank import analyze_rank
         from mfu_desktop.core.cluster.rank_document import rank_document
+        from mfu_desktop.core.pipeline.summary_document import summary_document
         from mfu_desktop.core.store.ranks import load_rank
-        from mfu_desktop.core.summary_tables import summary_document
 
         data = load_rank(folder, use_cache=False)
         if data.error is not None:
