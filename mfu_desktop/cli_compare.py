@@ -43,7 +43,7 @@ def _load(path: Path, chip: str | None, catalog: ChipCatalog, use_cache: bool):
 def cmd_compare(args: argparse.Namespace) -> int:
     """Run ``mfu compare``."""
     from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, families_from_csv
-    from mfu_desktop.core.compare import compare, comparison_json
+    from mfu_desktop.core.compare.comparison import compare, comparison_json
     from mfu_desktop.core.json_contract import stamped
     from mfu_desktop.core.store.summaries import SummaryError
 
@@ -78,7 +78,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     comparison = compare(sides[0], sides[1], catalog, families, f"BASE ({args.base.name})",
                          f"NEW ({args.new.name})", chips[0], chips[1])
     if args.export:
-        from mfu_desktop.core.compare_report import export_comparison
+        from mfu_desktop.core.compare.report import export_comparison
         from mfu_desktop.core.writing import ExportError
 
         try:
@@ -91,7 +91,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(stamped(comparison_json(comparison)), ensure_ascii=False))
     else:
-        from mfu_desktop.core.compare_report import console_text
+        from mfu_desktop.core.compare.report import console_text
 
         print(console_text(comparison, args.top))
     return EXIT_OK

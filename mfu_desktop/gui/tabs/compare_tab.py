@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.cluster.folder import FolderAnalysis
-from mfu_desktop.core.compare import Comparison, compare, table
+from mfu_desktop.core.compare.comparison import Comparison, compare, table
 from mfu_desktop.core.numbers import pct
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.pipeline.from_summary import analysis_from_summary
@@ -204,7 +204,7 @@ class CompareTab(QWidget):
 
     def export_to(self, folder: Path) -> list[Path]:
         """The matched table (CSV, XLSX), JSON, a Markdown summary and the three charts (PNG, SVG)."""
-        from mfu_desktop.core.compare_report import export_comparison
+        from mfu_desktop.core.compare.report import export_comparison
         from mfu_desktop.core.writing import ExportError
         from mfu_desktop.gui.charts.profile_charts import export_plot
 
@@ -307,7 +307,7 @@ def _p(value: float | None) -> str:
 
 
 def _step_lines(c: Comparison) -> list[tuple[str, str, str, str]]:
-    from mfu_desktop.core.compare_report import step_lines
+    from mfu_desktop.core.compare.report import step_lines
 
     return step_lines(c)
 

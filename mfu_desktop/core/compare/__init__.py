@@ -1,0 +1,1 @@
+"""Compare two profiles: what changed, where, and by how much (before/after, or chip vs chip)."""
