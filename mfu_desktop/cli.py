@@ -31,8 +31,8 @@ from mfu_desktop.core.formulas.model import (
     tokens_per_second,
 )
 from mfu_desktop.core.formulas.shapes import ShapeError, parse_dims
-from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.numbers import short
+from mfu_desktop.core.report.json_contract import stamped
 
 EXIT_OK = 0
 EXIT_NOTHING = 1

@@ -44,7 +44,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     """Run ``mfu compare``."""
     from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, families_from_csv
     from mfu_desktop.core.compare.comparison import compare, comparison_json
-    from mfu_desktop.core.json_contract import stamped
+    from mfu_desktop.core.report.json_contract import stamped
     from mfu_desktop.core.store.summaries import SummaryError
 
     catalog = ChipCatalog.load(extra_files=list(args.catalog or []))

@@ -13,7 +13,6 @@ from mfu_desktop.core.analysis.aggregates import AnalysisOptions
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog, UnknownChipError
 from mfu_desktop.core.cluster.folder import FolderAnalysis
-from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.numbers import pct
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.predict.basis import Basis
@@ -22,7 +21,8 @@ from mfu_desktop.core.predict.calibration_store import read_factors, save_factor
 from mfu_desktop.core.predict.inputs import choose_source, rank_inputs, summary_inputs
 from mfu_desktop.core.predict.predictor import Prediction, predict, resolve_targets
 from mfu_desktop.core.predict.rules import DEFAULT_RULES, rules_from_csv, with_rules_disabled
-from mfu_desktop.core.predict_rows import console_table, target_lines, write_outputs
+from mfu_desktop.core.report.json_contract import stamped
+from mfu_desktop.core.report.prediction_rows import console_table, prediction_json, target_lines, write_outputs
 from mfu_desktop.core.writing import ExportError, forbid_inside
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
@@ -190,7 +190,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
             if not args.json:
                 print("wrote " + ", ".join(str(p) for p in written))
         if args.json:
-            print(json.dumps(prediction.to_json(), ensure_ascii=False))
+            print(json.dumps(prediction_json(prediction), ensure_ascii=False))
         else:
             _print_prediction(prediction, why, args.lang)
         return EXIT_OK

@@ -15,9 +15,9 @@ from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
 from mfu_desktop.core.cluster import documents as summary
 from mfu_desktop.core.formulas.options import FlopOptions
-from mfu_desktop.core.json_contract import stamped
 from mfu_desktop.core.numbers import calls, pct, sig
 from mfu_desktop.core.paths import demo_profile_dir
+from mfu_desktop.core.report.json_contract import stamped
 
 # Light on purpose: printing works on documents (mfu_desktop.core.cluster.documents), so that a cached
 # re-open imports no numpy/pandas. The analysis itself is imported only when it has to run.

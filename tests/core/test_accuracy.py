@@ -39,6 +39,7 @@ from mfu_desktop.core.predict.predictor import (
     target_totals,
 )
 from mfu_desktop.core.readers import columns as C
+from mfu_desktop.core.report.prediction_rows import prediction_json
 from tests.conftest import requires_samples
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,7 +114,7 @@ def test_prediction_states_its_basis(catalog):
     t = p.targets[0]
     assert t.basis_text == "achievable (75 %); advertised (25 %)"
     assert t.predicted_compute_us == pytest.approx(75 * 794.5 / 668.4 + 25 * 3350 / 5300)
-    doc = p.to_json()
+    doc = prediction_json(p)
     assert doc["basis"] == "achievable" and doc["targets"][0]["basis"] == t.basis_text
     with pytest.raises(ValueError, match="advertised, achievable"):
         check_basis("measured")

@@ -30,6 +30,7 @@ from mfu_desktop.core.predict.step import comm_line
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.ascend.communication import parse_comm_matrix, read_comm_matrix
 from mfu_desktop.core.readers.step_trace import StepTrace, read_step_trace_csv
+from mfu_desktop.core.report.prediction_rows import prediction_json
 from mfu_desktop.demo import generate
 
 SEED_FILE = Path(__file__).resolve().parents[1] / "data" / "seed_devices_info.csv"
@@ -481,12 +482,12 @@ def test_assumed_cpu_is_stated(catalog):
     with_cpu = predict(ranks, src, [tgt], default_cpu=1.0)
     assert with_cpu.targets[0].predicted_step_us is not None
     assert any("assumed 1 (--assume-cpu)" in n for n in with_cpu.targets[0].notes)
-    assert with_cpu.to_json()["assumed_cpu"] == 1.0
+    assert prediction_json(with_cpu)["assumed_cpu"] == 1.0
 
 
 def test_detail_frame_of_several_ranks_and_targets(demo, catalog, tmp_path):
     """One row per (kernel, target) over every rank, categories merged; written as CSV and Parquet alike."""
-    from mfu_desktop.core.predict_rows import detail_frame, write_outputs
+    from mfu_desktop.core.report.prediction_rows import detail_frame, write_outputs
 
     ranks = ranks_of(demo)
     targets = [catalog.find(n) for n in ("Huawei Ascend 950DT", "NVIDIA H200")]
@@ -515,7 +516,7 @@ def test_detail_frame_of_several_ranks_and_targets(demo, catalog, tmp_path):
 
 def test_detail_frame_merges_categories_of_different_dtypes(catalog):
     """Ranks read by different readers type their categories differently (object vs str): still one frame."""
-    from mfu_desktop.core.predict_rows import detail_frame
+    from mfu_desktop.core.report.prediction_rows import detail_frame
 
     other = SAMPLE.copy()
     for col in (C.NAME, C.OP_TYPE, C.CORE_TYPE, C.INPUT_DTYPES):

@@ -6,7 +6,7 @@ The work is split along its steps:
 * :mod:`~mfu_desktop.core.predict.kernels` — the per-kernel model (ratios, scale),
 * :mod:`~mfu_desktop.core.predict.step` — the step composite (transfer, wait, free),
 * this module — every rank on every target, aggregated the one way every front end shows it,
-* :mod:`~mfu_desktop.core.predict_rows` — the rows the console, JSON, CSV and window format.
+* :mod:`~mfu_desktop.core.report.prediction_rows` — the rows the console, JSON, CSV and window format.
 
 Every time is a mean **per step** (of each rank's captured steps) and **per rank** (mean over
 ranks); the slowest rank is reported with its number and its values (:mod:`~mfu_desktop.core.analysis.steps`).
@@ -323,12 +323,6 @@ class Prediction:
     steps: dict[int, int] = field(default_factory=dict)
     assumed_cpu: float | None = None
     basis: Basis = field(default_factory=Basis)
-
-    def to_json(self) -> dict[str, object]:
-        """The ``mfu predict --json`` object (schema 2; contract in the user guide)."""
-        from mfu_desktop.core.predict_rows import prediction_json
-
-        return prediction_json(self)
 
 
 def _excluded_per_step(inputs: dict[int, KernelInputs], steps: dict[int, int]) -> pd.DataFrame:

@@ -1,6 +1,6 @@
 """Prediction charts: relative performance per chip and the predicted step breakdown per chip.
 
-Both draw the rows of :func:`mfu_desktop.core.predict_rows.prediction_rows` (per step, mean
+Both draw the rows of :func:`mfu_desktop.core.report.prediction_rows.prediction_rows` (per step, mean
 per rank); a chip whose compute time is only partly predictable is drawn hatched and outlined.
 """
 

@@ -34,14 +34,14 @@ from mfu_desktop.core.predict.calibration_store import read_factors
 from mfu_desktop.core.predict.inputs import choose_source, rank_inputs
 from mfu_desktop.core.predict.predictor import DEFAULT_TARGETS, Prediction, predict, predict_kernels
 from mfu_desktop.core.predict.rules import DEFAULT_RULES
-from mfu_desktop.core.predict_rows import (
+from mfu_desktop.core.progress import check
+from mfu_desktop.core.report.prediction_rows import (
     detail_frame,
     prediction_rows,
     relative_text,
     step_breakdown_frame,
     write_outputs,
 )
-from mfu_desktop.core.progress import check
 from mfu_desktop.gui.charts.prediction_charts import PredictedStepChart, RelativePerformanceChart
 from mfu_desktop.gui.core_text import basis_text
 from mfu_desktop.gui.models.dataframe_model import (

@@ -16,11 +16,11 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
-from mfu_desktop.core.json_contract import JSON_SCHEMA
 from mfu_desktop.core.numbers import calls, finite_number
 from mfu_desktop.core.predict.options import OUTPUT_FORMATS
 from mfu_desktop.core.predict.predictor import Prediction, TargetResult
 from mfu_desktop.core.predict.rules import rules_to_csv
+from mfu_desktop.core.report.json_contract import JSON_SCHEMA
 
 #: Columns of the rows, in order (units in the names; "_us" = µs per step, mean per rank).
 ROW_COLUMNS = (
