@@ -39,8 +39,8 @@ from mfu_desktop.core.analysis.steps import captured_steps
 from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.process_memory import release_memory
 from mfu_desktop.core.readers import columns as C
+from mfu_desktop.core.readers.base import RankData
 from mfu_desktop.core.readers.discovery import RankFolder
-from mfu_desktop.core.readers.rank_data import RankData
 
 
 @dataclass

@@ -17,8 +17,8 @@ from mfu_desktop.core.cluster import documents as summary
 from mfu_desktop.core.cluster.folder import FolderAnalysis, cluster_summary
 from mfu_desktop.core.cluster.rank_document import rank_document
 from mfu_desktop.core.progress import Progress, check
+from mfu_desktop.core.readers.base import adopt
 from mfu_desktop.core.readers.discovery import discover
-from mfu_desktop.core.readers.rank_data import adopt
 from mfu_desktop.core.store.analysis_cache import read_analysis, write_analysis
 from mfu_desktop.core.store.cache import analysis_key, cache_key
 from mfu_desktop.core.store.ranks import load_ranks

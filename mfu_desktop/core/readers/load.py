@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from mfu_desktop.core.readers.base import RankFolder
+from mfu_desktop.core.readers.base import RankData, RankFolder
 from mfu_desktop.core.readers.files import fingerprint
-from mfu_desktop.core.readers.rank_data import RankData
 from mfu_desktop.core.readers.registry import ENRICHERS, reader_named
 
 

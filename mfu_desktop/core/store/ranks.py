@@ -8,9 +8,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from mfu_desktop.core.progress import Cancelled, Progress, check
-from mfu_desktop.core.readers.base import RankFolder
+from mfu_desktop.core.readers.base import RankData, RankFolder, adopt
 from mfu_desktop.core.readers.load import read_rank
-from mfu_desktop.core.readers.rank_data import RankData, adopt
 from mfu_desktop.core.store.cache import cache_key, clear, entry, read_pickle, touch, write_atomic, write_pickle
 from mfu_desktop.core.store.frames import read_frame, write_frame
 

@@ -12,8 +12,7 @@ from mfu_desktop.core.readers.files import fingerprint
 from mfu_desktop.core.readers.step_trace import read_step_trace_csv, read_step_trace_db
 
 if TYPE_CHECKING:
-    from mfu_desktop.core.readers.base import RankFolder
-    from mfu_desktop.core.readers.rank_data import RankData
+    from mfu_desktop.core.readers.base import RankData, RankFolder
 
 
 def _read_kernels(folder: RankFolder, data: RankData) -> KernelTable | None:

@@ -22,7 +22,7 @@ from mfu_desktop.core.readers.base import RankFolder
 from mfu_desktop.core.readers.files import list_dir, safe_is_dir
 
 if TYPE_CHECKING:
-    from mfu_desktop.core.readers.rank_data import RankData
+    from mfu_desktop.core.readers.base import RankData
 
 OUTPUT_DIR = "ASCEND_PROFILER_OUTPUT"
 MSPROF_OUTPUT_DIR = "mindstudio_profiler_output"

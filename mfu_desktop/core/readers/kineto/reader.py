@@ -26,7 +26,7 @@ from mfu_desktop.core.readers.files import list_dir, safe_is_file
 from mfu_desktop.core.readers.kineto.files import SNIFF_BYTES, is_trace_file, open_text
 
 if TYPE_CHECKING:
-    from mfu_desktop.core.readers.rank_data import RankData
+    from mfu_desktop.core.readers.base import RankData
 
 
 # --- the reader -----------------------------------------------------------------------------

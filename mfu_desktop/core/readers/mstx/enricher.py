@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mfu_desktop.core.readers.base import RankFolder
-    from mfu_desktop.core.readers.rank_data import RankData
+    from mfu_desktop.core.readers.base import RankData, RankFolder
 
 
 class MstxEnricher:
