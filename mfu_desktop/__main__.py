@@ -1,5 +1,5 @@
 """``python -m mfu_desktop`` runs the ``mfu`` command line."""
 
-from mfu_desktop.cli import run
+from mfu_desktop.cli.main import run
 
 run()

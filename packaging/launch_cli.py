@@ -2,7 +2,7 @@
 
 import sys
 
-from mfu_desktop.cli import main
+from mfu_desktop.cli.main import main
 
 if __name__ == "__main__":
     sys.exit(main())

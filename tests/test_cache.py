@@ -21,7 +21,7 @@ from mfu_desktop.core.store import cache
 from tests.conftest import ROOT
 
 #: Runs the CLI and reports which heavy modules it imported (stdout: the CLI's, stderr: the list).
-PROBE = ("import sys\nfrom mfu_desktop.cli import main\ncode = main(sys.argv[1:])\nsys.stdout.flush()\n"
+PROBE = ("import sys\nfrom mfu_desktop.cli.main import main\ncode = main(sys.argv[1:])\nsys.stdout.flush()\n"
          "sys.stderr.write('HEAVY=' + ','.join(sorted(m for m in ('numpy', 'pandas', 'pyarrow') if m in sys.modules)))")
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mfu_desktop.cli import main
+from mfu_desktop.cli.main import main
 
 
 def run(capsys, *argv):
@@ -149,7 +149,7 @@ def test_bare_command_prints_usage_with_the_commands(capsys, argv):
 
 
 def test_chips_explains_its_codes_and_names_the_readme_section(capsys):
-    from mfu_desktop.cli import README_CHIP_SECTION
+    from mfu_desktop.cli.chips import README_CHIP_SECTION
 
     code, out, _ = run(capsys, "chips")
     assert code == 0

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from mfu_desktop.cli import main
+from mfu_desktop.cli.main import main
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.store.ranks import clear_cache
 from tests.helpers import kernel_row, make_rank, snapshot

@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from mfu_desktop.cli import main
+from mfu_desktop.cli.main import main
 from tests.helpers import kernel_row, make_rank
 
 

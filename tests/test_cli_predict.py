@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mfu_desktop.cli import main
+from mfu_desktop.cli.main import main
 from mfu_desktop.demo import generate
 from tests.helpers import snapshot
 

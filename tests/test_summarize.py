@@ -95,7 +95,7 @@ def test_damaged_summaries_are_reported(tmp_path):
 
 
 def test_cli_summarize_then_analyze_and_predict_the_summary(tmp_path, capsys, monkeypatch):
-    from mfu_desktop.cli import main
+    from mfu_desktop.cli.main import main
     from mfu_desktop.core.paths import demo_profile_dir
 
     out = tmp_path / "summary"

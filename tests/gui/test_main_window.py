@@ -191,7 +191,7 @@ def test_console_json_csv_and_window_show_the_same_numbers(make_window, qtbot, c
     import csv
     import json
 
-    from mfu_desktop.cli import main
+    from mfu_desktop.cli.main import main
     from mfu_desktop.core.paths import demo_profile_dir as demo_profile
 
     window = make_window("--lang", "en", "--demo", "--tab", "prediction")

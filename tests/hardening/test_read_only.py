@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from mfu_desktop.cli import main as mfu
+from mfu_desktop.cli.main import main as mfu
 from mfu_desktop.core.paths import demo_profile_dir
 from tests.conftest import SAMPLES, SHARED_MISSING
 

@@ -34,7 +34,7 @@ from mfu_desktop.core.chips.catalog import (
 )
 from mfu_desktop.core.chips.dtypes import ComputeDtype, dtype_column
 from mfu_desktop.core.readers import columns as C
-from mfu_desktop.core.readers.ascend.info import DeviceInfo
+from mfu_desktop.core.readers.records import DeviceInfo
 
 #: FP16 FLOPs per AI core per cycle on the Ascend cube (16×16×16 MACs × 2).
 CUBE_FLOPS_PER_CYCLE = 8192

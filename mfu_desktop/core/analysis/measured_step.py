@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mfu_desktop.core.readers.ascend.communication import CommMatrix
+from mfu_desktop.core.readers.records import CommMatrix
 from mfu_desktop.core.readers.step_trace import StepTrace
 
 

@@ -18,9 +18,9 @@ from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError, defaul
 from mfu_desktop.core.cluster.folder import FolderAnalysis, cluster_summary
 from mfu_desktop.core.formulas.options import FlopOptions
 from mfu_desktop.core.readers import columns as C
-from mfu_desktop.core.readers.ascend.info import CaptureConfig
 from mfu_desktop.core.readers.base import RankData
 from mfu_desktop.core.readers.discovery import Discovery, RankFolder
+from mfu_desktop.core.readers.records import CaptureConfig
 from mfu_desktop.core.store.summaries import Summary
 
 

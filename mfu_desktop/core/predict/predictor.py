@@ -48,7 +48,7 @@ from mfu_desktop.core.predict.rules import (
     with_rules_disabled,
 )
 from mfu_desktop.core.predict.step import StepComposite, comm_line, step_composite
-from mfu_desktop.core.readers.ascend.communication import CommMatrix
+from mfu_desktop.core.readers.records import CommMatrix
 from mfu_desktop.core.readers.step_trace import StepTrace
 
 #: Targets compared by default (the seed README's list plus the common NVIDIA parts).

@@ -12,14 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from mfu_desktop.core.readers.ascend.info import CaptureConfig
+from mfu_desktop.core.readers.records import CaptureConfig
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from mfu_desktop.core.readers.ascend.communication import CommMatrix
-    from mfu_desktop.core.readers.ascend.info import DeviceInfo, ParallelGroups
-    from mfu_desktop.core.readers.ascend.kernels_db import DbExtras
+    from mfu_desktop.core.readers.records import CommMatrix, DbExtras, DeviceInfo, ParallelGroups
     from mfu_desktop.core.readers.step_trace import StepTrace
 
 

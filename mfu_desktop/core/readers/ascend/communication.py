@@ -12,65 +12,19 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mfu_desktop.core.readers.ascend.info import load_json
+from mfu_desktop.core.readers.records import CommMatrix, CommOp
 
 _AGG_KEY = re.compile(r"^[a-z0-9_]+-(top\d+|middle|bottom\d+|total)@", re.IGNORECASE)
 _TOTAL_KEY = re.compile(r"-total@", re.IGNORECASE)
 TOTAL_OP_INFO = "Total Op Info"
 
 
-@dataclass(frozen=True)
-class CommOp:
-    """One communication operator's longest link in one step."""
-
-    step: str
-    kind: str  # collective | p2p
-    op: str
-    link: str
-    transport: str
-    transit_time_ms: float
-    transit_size_mb: float
 
 
-@dataclass
-class CommMatrix:
-    """Longest links per operator and step, ready for the step composite."""
-
-    layout: str  # "aggregated (-total keys)" | "per operator (2023)" | "empty"
-    ops: list[CommOp] = field(default_factory=list)
-    source: str = ""
-    problems: list[str] = field(default_factory=list)
-
-    def steps(self) -> list[str]:
-        """Step labels in the file (``"50"``, or ``""`` without steps), in file order."""
-        seen: list[str] = []
-        for op in self.ops:
-            if op.step not in seen:
-                seen.append(op.step)
-        return seen
-
-    def real_communication(self, step: str | None = None, include_p2p: bool = False) -> tuple[float, float, int]:
-        """Σ longest-link transit time (µs) and size (MB) over the operators of one step.
-
-        Args:
-            step: The step label; ``None`` takes the last step (prediction.md §4.1).
-            include_p2p: Add point-to-point operators (the seed uses collectives only).
-
-        Returns:
-            ``(time_us, size_mb, operator_count)``.
-        """
-        steps = self.steps()
-        if not steps:
-            return 0.0, 0.0, 0
-        if step is None or step not in steps:
-            step = steps[-1]
-        chosen = [op for op in self.ops if op.step == step and (include_p2p or op.kind == "collective")]
-        return (sum(op.transit_time_ms for op in chosen) * 1000.0, sum(op.transit_size_mb for op in chosen),
-                len(chosen))
 
 
 def _number(value: Any) -> float | None:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from mfu_desktop.core.readers.records import CaptureConfig, DeviceInfo, ParallelGroups
 
 _AIC_METRICS = {
     "ACL_AICORE_PIPE_UTILIZATION": "PipeUtilization",
@@ -25,42 +26,6 @@ _AIC_METRICS = {
 }
 
 
-@dataclass
-class CaptureConfig:
-    """How the profile was captured (so the UI can explain missing metrics).
-
-    Attributes:
-        profiler_level: ``Level0``/``Level1``/``Level2`` or ``None`` when unknown.
-        aic_metrics: ``PipeUtilization``, ``ArithmeticUtilization``, ``MemoryL0`` … or ``None``.
-        record_shapes: The framework-side switch (kernel shapes at Level1+ are collected anyway).
-        with_flops: torch_npu's FLOPs hook switch.
-        export_type: ``["text"]``, ``["db"]`` or both.
-        rank_id: ``rank_id`` from the file, when present.
-        worker_name: ``_worker_name`` (2023 files).
-        versions: torch_npu / CANN versions when recorded.
-    """
-
-    profiler_level: str | None = None
-    aic_metrics: str | None = None
-    record_shapes: bool | None = None
-    with_flops: bool | None = None
-    profile_memory: bool | None = None
-    export_type: list[str] = field(default_factory=list)
-    msprof_tx: bool | None = None
-    data_simplification: bool | None = None
-    rank_id: int | None = None
-    worker_name: str | None = None
-    versions: dict[str, str] = field(default_factory=dict)
-    end_ns: int | None = None
-
-    def describe(self) -> str:
-        """One line for reports: ``Level1, PipeUtilization, record_shapes on, text``."""
-        parts = [self.profiler_level or "level unknown", self.aic_metrics or "aic_metrics unknown"]
-        if self.record_shapes is not None:
-            parts.append(f"record_shapes {'on' if self.record_shapes else 'off'}")
-        if self.export_type:
-            parts.append("+".join(self.export_type))
-        return ", ".join(parts)
 
 
 def load_json(path: Path) -> tuple[Any, str | None]:
@@ -132,15 +97,6 @@ def rank_from_info_name(path: Path) -> int | None:
     return int(match.group(1)) if match and match.group(1) is not None else None
 
 
-@dataclass
-class DeviceInfo:
-    """``PROF_*/device_*/info.json.*`` → ``DeviceInfo[0]`` (AI core count and clock)."""
-
-    ai_core_num: int | None = None
-    aiv_num: int | None = None
-    aic_frequency_mhz: float | None = None
-    rank_id: int | None = None
-    path: Path | None = None
 
 
 def parse_device_info(data: Any, path: Path | None = None) -> DeviceInfo | None:
@@ -173,26 +129,6 @@ def parse_device_info(data: Any, path: Path | None = None) -> DeviceInfo | None:
     )
 
 
-@dataclass
-class ParallelGroups:
-    """``profiler_metadata.json`` → parallel groups (TP/PP/DP) when present."""
-
-    groups: dict[str, dict[str, Any]] = field(default_factory=dict)
-    distributed_args: dict[str, Any] = field(default_factory=dict)
-
-    def describe(self) -> str:
-        """``TP2 × PP2 × DP2`` from distributed_args, or the group names."""
-        args = self.distributed_args
-        labels = {"tensor": "TP", "pipeline": "PP", "data": "DP", "context": "CP", "expert": "EP"}
-        parts = []
-        for key, label in labels.items():
-            value = args.get(f"{key}_model_parallel_size", args.get(f"{key}_parallel_size"))
-            if isinstance(value, int):
-                parts.append(f"{label}{value}")
-        if parts:
-            return " × ".join(parts)
-        names = sorted({str(g.get("group_name")) for g in self.groups.values() if isinstance(g, dict)})
-        return ", ".join(names)
 
 
 def parse_metadata(data: Any) -> ParallelGroups:

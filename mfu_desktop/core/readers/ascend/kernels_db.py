@@ -10,7 +10,6 @@ corrupt file is an error for that rank.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +17,7 @@ import pandas as pd
 
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.ascend.kernels_csv import KernelFileError, KernelTable
+from mfu_desktop.core.readers.records import DbExtras
 
 #: DB PMU names (ns for *_time) → canonical columns (µs).
 _PMU = {
@@ -56,15 +56,6 @@ _TEXT_COLUMNS = {
 }
 
 
-@dataclass
-class DbExtras:
-    """What else the database says about the rank."""
-
-    npu_name: str | None = None
-    aicore_mhz: float | None = None
-    rank_id: int | None = None
-    steps: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["step", "start_ns", "end_ns"]))
-    schema: str | None = None
 
 
 def connect_readonly(path: Path, timeout_s: float = 2.0) -> sqlite3.Connection:

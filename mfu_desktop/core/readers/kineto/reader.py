@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mfu_desktop.core.readers import columns as C
-from mfu_desktop.core.readers.ascend.info import CaptureConfig
 from mfu_desktop.core.readers.base import RankFolder
 from mfu_desktop.core.readers.files import list_dir, safe_is_file
 from mfu_desktop.core.readers.kineto.files import SNIFF_BYTES, is_trace_file, open_text
+from mfu_desktop.core.readers.records import CaptureConfig
 
 if TYPE_CHECKING:
     from mfu_desktop.core.readers.base import RankData

@@ -8,7 +8,8 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from mfu_desktop.cli_profile import _NoPath, nothing_analysed, profile_paths
+from mfu_desktop.cli.common import EXIT_OK, EXIT_USAGE
+from mfu_desktop.cli.profile_options import NoPath, nothing_analysed, profile_paths
 from mfu_desktop.core.analysis.aggregates import AnalysisOptions
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog, UnknownChipError
@@ -24,8 +25,6 @@ from mfu_desktop.core.predict.rules import DEFAULT_RULES, rules_from_csv, with_r
 from mfu_desktop.core.report.json_contract import stamped
 from mfu_desktop.core.report.prediction_rows import console_table, prediction_json, target_lines, write_outputs
 from mfu_desktop.core.writing import ExportError, forbid_inside
-
-EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 
 
 class _Usage(Exception):
@@ -149,7 +148,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
             print(f"warning: {problem}", file=sys.stderr)
         try:
             paths = profile_paths(args, [args.path] if args.path else [])
-        except _NoPath as exc:
+        except NoPath as exc:
             raise _Usage(str(exc)) from None
         summary = _summary(paths)
         result = None if summary is not None else _load(args, paths, catalog)

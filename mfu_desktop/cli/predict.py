@@ -1,4 +1,4 @@
-"""``mfu predict``: the command's arguments (light); the run is in :mod:`mfu_desktop.cli_predict_run`."""
+"""``mfu predict``: the command's arguments (light); the run is in :mod:`mfu_desktop.cli.predict_run`."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from mfu_desktop.core.predict.options import DEFAULT_SOURCE, OUTPUT_FORMATS
 
 
 def _run(args: argparse.Namespace) -> int:
-    from mfu_desktop.cli_predict_run import cmd_predict
+    from mfu_desktop.cli.predict_run import cmd_predict
 
     return cmd_predict(args)
 
 
-def add_predict_command(sub: argparse._SubParsersAction) -> None:
+def add_command(sub: argparse._SubParsersAction) -> None:
     """Register ``predict`` on the ``mfu`` parser."""
     p = sub.add_parser("predict", help="cross-chip prediction of a profile (and calibration)")
     p.add_argument("path", type=Path, nargs="?", metavar="PATH",

@@ -7,13 +7,13 @@ import sys
 import time
 from pathlib import Path
 
+from mfu_desktop.cli.common import EXIT_CANCELLED, EXIT_NOTHING, EXIT_OK, EXIT_USAGE
+from mfu_desktop.cli.profile_options import add_analysis_options
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
 
-EXIT_OK, EXIT_NOTHING, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
-
-def add_summarize_command(sub: argparse._SubParsersAction, add_options) -> None:
-    """Register ``summarize`` on the ``mfu`` parser (``add_options`` adds the analysis options of ``analyze``)."""
+def add_command(sub: argparse._SubParsersAction) -> None:
+    """Register ``summarize`` on the ``mfu`` parser (with the analysis options of ``analyze``)."""
     p = sub.add_parser("summarize", help="summarise many ranks (on a Dask cluster) into a summary folder")
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="profiler folders: cluster roots or ranks")
     p.add_argument("--out", type=Path, required=True, metavar="SUMMARY",
@@ -23,13 +23,13 @@ def add_summarize_command(sub: argparse._SubParsersAction, add_options) -> None:
                        help="an existing Dask scheduler, e.g. tcp://10.0.0.5:8786 (Slurm: dask-jobqueue; "
                             "Kubernetes: the Dask operator)")
     where.add_argument("--workers", type=int, metavar="N", help="start a local Dask cluster of N worker processes")
-    add_options(p)
+    add_analysis_options(p)
     p.set_defaults(func=cmd_summarize)
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
     """Run ``mfu summarize``."""
-    from mfu_desktop.cli_profile import _options
+    from mfu_desktop.cli.profile_options import analysis_options
     from mfu_desktop.core.pipeline.summarize import MissingExtra, make_runner, summarize
 
     if args.workers is not None and args.workers < 1:
@@ -42,7 +42,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     except ExportError as exc:
         print(f"mfu summarize: error: argument --out: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    options = _options(args)
+    options = analysis_options(args)
     catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
     try:
         if options.chip:

@@ -7,12 +7,11 @@ import json
 import sys
 from pathlib import Path
 
+from mfu_desktop.cli.common import EXIT_NOTHING, EXIT_OK, EXIT_USAGE
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
 
-EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 
-
-def add_compare_command(sub: argparse._SubParsersAction) -> None:
+def add_command(sub: argparse._SubParsersAction) -> None:
     """Register ``compare`` on the ``mfu`` parser."""
     p = sub.add_parser("compare", help="compare two profiles: before/after a change, or chip vs chip")
     p.add_argument("base", type=Path, metavar="BASE", help="the reference profile (folder, trace or summary)")

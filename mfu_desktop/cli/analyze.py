@@ -1,56 +1,32 @@
-"""``mfu analyze`` and ``mfu predict``: the profiler commands of the ``mfu`` command line."""
+"""``mfu analyze``: cluster and rank figures of profiler folders, from the cache when every rank is there.
+
+Light on purpose: printing works on documents (:mod:`mfu_desktop.core.cluster.documents`), so that a
+cached re-open imports no numpy/pandas. The analysis itself is imported only when it has to run.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-from mfu_desktop.core.analysis.options import AnalysisOptions
+from mfu_desktop.cli.common import EXIT_NOTHING, EXIT_OK, EXIT_USAGE
+from mfu_desktop.cli.profile_options import (
+    ConsoleProgress,
+    NoPath,
+    add_analysis_options,
+    analysis_options,
+    nothing_analysed,
+    profile_paths,
+)
 from mfu_desktop.core.analysis.roofline_figures import judged_figure, roofline_text
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
 from mfu_desktop.core.cluster import documents as summary
-from mfu_desktop.core.formulas.options import FlopOptions
 from mfu_desktop.core.numbers import calls, pct, sig
-from mfu_desktop.core.paths import demo_profile_dir
 from mfu_desktop.core.report.json_contract import stamped
-
-# Light on purpose: printing works on documents (mfu_desktop.core.cluster.documents), so that a cached
-# re-open imports no numpy/pandas. The analysis itself is imported only when it has to run.
-
-EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
-
-
-class ConsoleProgress:
-    """Progress on stderr (only when it is a terminal)."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self._last = 0.0
-
-    def set_progress(self, fraction: float, text: str = "") -> None:
-        now = time.monotonic()
-        if self.enabled and (now - self._last > 0.2 or fraction >= 1.0):
-            self._last = now
-            print(f"\r{fraction * 100:5.1f} % {text[:60]:<60}", end="", file=sys.stderr, flush=True)
-
-    def was_cancelled(self) -> bool:
-        return False
-
-
-def _options(args: argparse.Namespace) -> AnalysisOptions:
-    mode = args.fa_sparse_mode
-    return AnalysisOptions(
-        chip=args.chip,
-        hf32=args.hf32,
-        flops=FlopOptions(fa_sparse_mode=mode if mode == "auto" else int(mode), fa_layout=args.fa_layout,
-                          fa_backward=args.fa_backward),
-        top_n=args.top,
-    )
 
 
 def _range(value: float | None, span: tuple[float, float] | None) -> str:
@@ -198,38 +174,12 @@ def _print_analysis(folder: dict[str, Any], top: int, ranks_choice: str | None) 
         print(f"warning: {w}")
 
 
-def nothing_analysed(command: str, warnings: list[str]) -> int:
-    """Every reason nothing could be analysed, as ``error:`` lines (``mfu analyze`` and ``mfu predict`` alike)."""
-    reasons = warnings or ["no profiler rank could be read"]
-    for reason in reasons:
-        print(f"mfu {command}: error: {reason}", file=sys.stderr)
-    return EXIT_NOTHING
-
-
-def profile_paths(args: argparse.Namespace, paths: list[Path]) -> list[Path]:
-    """The paths given, plus the bundled demo profile with ``--demo``.
-
-    Raises:
-        _NoPath: When neither a path nor ``--demo`` was given.
-    """
-    out = list(paths)
-    if getattr(args, "demo", False):
-        out.append(demo_profile_dir())
-    if not out:
-        raise _NoPath("give a profiler folder (PATH) or --demo for the bundled demo profile")
-    return out
-
-
-class _NoPath(Exception):
-    pass
-
-
 def cmd_analyze(args: argparse.Namespace) -> int:
     """``mfu analyze PATH``: from the cache when every rank's analysis is there, else analysed."""
-    options = _options(args)
+    options = analysis_options(args)
     try:
         paths = profile_paths(args, args.paths)
-    except _NoPath as exc:
+    except NoPath as exc:
         print(f"mfu analyze: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     from mfu_desktop.core.store.summaries import SummaryError, is_summary, read_summary
@@ -294,22 +244,8 @@ def _show(folder: dict[str, Any], args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _add_analysis_options(p: argparse.ArgumentParser) -> None:
-    """The options that change an analysis (shared by ``analyze`` and ``summarize``)."""
-    p.add_argument("--chip", help="chip that ran the profile (overrides detection)")
-    p.add_argument("--hf32", action="store_true", help="FP32 matmuls ran with HF32 (uses the HF32 peak)")
-    p.add_argument("--fa-sparse-mode", choices=["auto", "0", "2", "3"], default="auto",
-                         help="FlashAttention sparse_mode for every FA kernel (default: inferred from the mask)")
-    p.add_argument("--fa-layout", choices=["auto", "BNSD", "BSND", "BSH", "SBH"], default="auto",
-                         help="FlashAttention input_layout (default: inferred from softmax_max)")
-    p.add_argument("--fa-backward", choices=["model", "executed"], default="model",
-                         help="FlashAttention backward FLOPs: model (2×, default) or executed (2.5×, HFU view)")
-    p.add_argument("--catalog", type=Path, action="append", default=[], help="extra chip catalog CSV")
-    p.add_argument("--top", type=int, default=10, metavar="N", help="rows in the hot-operator lists")
-
-
-def add_profile_commands(sub: argparse._SubParsersAction) -> None:
-    """Register ``analyze``, ``summarize`` and ``predict`` on the ``mfu`` parser."""
+def add_command(sub: argparse._SubParsersAction) -> None:
+    """Register ``analyze`` on the ``mfu`` parser."""
     analyze = sub.add_parser("analyze", help="MFU per operator, type, rank and step of profiler folders")
     analyze.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                          help="profiler folder(s) or file(s): a cluster root, *_ascend_pt rank folders, "
@@ -318,20 +254,9 @@ def add_profile_commands(sub: argparse._SubParsersAction) -> None:
     analyze.add_argument("--ranks", metavar="all|N,M",
                          help=f"rank blocks to print (default: all up to {RANK_BLOCKS_SHOWN} ranks, else the slowest, "
                               "the fastest and the slow ones)")
-    _add_analysis_options(analyze)
+    add_analysis_options(analyze)
     analyze.add_argument("--json", action="store_true", help="print one JSON object")
     analyze.add_argument("--export", type=Path, metavar="DIR",
                          help="write annotated kernels (CSV + Parquet) and aggregates to DIR (never inside PATH)")
     analyze.add_argument("--no-cache", action="store_true", help="parse again even when a cached copy exists")
     analyze.set_defaults(func=cmd_analyze)
-    from mfu_desktop.cli_summarize import add_summarize_command
-
-    add_summarize_command(sub, _add_analysis_options)
-    from mfu_desktop.cli_compare import add_compare_command
-
-    add_compare_command(sub)
-    try:
-        from mfu_desktop.cli_predict import add_predict_command
-    except ImportError:  # pragma: no cover
-        return
-    add_predict_command(sub)
