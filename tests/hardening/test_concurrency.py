@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QThreadPool, QTimer
 
-from mfu_desktop.core import profile_analysis
+from mfu_desktop.core.pipeline import analyze as pipeline_analyze
 from mfu_desktop.core.paths import demo_profile_dir
 from mfu_desktop.core.store import ranks as loader
 from mfu_desktop.demo import generate
@@ -41,7 +41,7 @@ def real_threads() -> list[str]:
 def test_fifty_load_cancel_reload_cycles(make_window, qtbot, tmp_path, monkeypatch):
     # No cache: every load really parses, so cancels and new drops land mid-load.
     monkeypatch.setattr(loader, "cache_read", lambda key: None)
-    monkeypatch.setattr(profile_analysis, "read_analysis", lambda key: None)
+    monkeypatch.setattr(pipeline_analyze, "read_analysis", lambda key: None)
     big = generate(tmp_path / "big", ranks=4, steps=2, kernels=20_000)
     small = demo_profile_dir()
     window = make_window("--lang", "en")

@@ -158,7 +158,7 @@ MESSAGES = ["1000-op", "0-op", "-5-op", "1e30-op", "99999999999999999999999-op",
 def test_mstx_marks_survive_nonsense(tmp_path_factory, marks):
     """Marks anywhere in time, with nonsense messages, ends before starts, on unknown threads."""
     from tests.helpers import write_profiler_db
-    from tests.profiler.test_mstx import OPS, B
+    from tests.readers.test_mstx import OPS, B
 
     CASES["MSTX marks in the profiler db → analysis"] += 1
     root = tmp_path_factory.mktemp("mstx")

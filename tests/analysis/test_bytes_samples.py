@@ -4,7 +4,7 @@ The hardware cross-check (minimum bytes ≤ main-memory bytes the counters saw, 
 needs a capture with ``aic_metrics`` Memory or MemoryAccess. None of the public samples has one
 (they are PipeUtilization, ArithmeticUtilization and MemoryL0 captures, whose L0 counters are
 on-chip traffic, not main memory): that test says so and skips; the mechanism is tested on
-generated data in tests/core/test_bytes_roofline.py.
+generated data in tests/analysis/test_bytes_roofline.py.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def test_hardware_memory_counters_cross_check(analysed):
     with_counters = [r for r in analysed.ranks if "hw_bytes" in r.kernels and r.kernels["hw_bytes"].notna().any()]
     if not with_counters:
         pytest.skip("no public sample was captured with aic_metrics Memory or MemoryAccess (main-memory counters): "
-                    "the cross-check runs on generated data (tests/core/test_bytes_roofline.py)")
+                    "the cross-check runs on generated data (tests/analysis/test_bytes_roofline.py)")
     for r in with_counters:  # pragma: no cover — runs when such a sample is added
         k = r.kernels
         ratio = (k["hw_bytes"] / k["bytes"]).to_numpy(dtype=np.float64)
