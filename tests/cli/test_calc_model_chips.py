@@ -156,7 +156,7 @@ def test_chips_explains_its_codes_and_names_the_readme_section(capsys):
     assert "sources:" in out and "  CFG    CANN platform configuration files" in out
     assert "confidence:" in out and "  B      " in out
     assert f"README, section '{README_CHIP_SECTION}'" in out
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     assert f"## {README_CHIP_SECTION}" in readme
     code, out, _ = run(capsys, "chips", "910B1")
     # every row has a readable label (no raw column names such as tdp_w)

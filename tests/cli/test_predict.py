@@ -12,7 +12,7 @@ from mfu_desktop.cli.main import main
 from mfu_desktop.demo import generate
 from tests.helpers import snapshot
 
-SEED_FILE = Path(__file__).resolve().parent / "data" / "seed_devices_info.csv"
+SEED_FILE = Path(__file__).resolve().parents[1] / "data" / "seed_devices_info.csv"
 NUM = (float, type(None))
 TARGET_KEYS = {"device": str, "baseline_compute_us": float, "predicted_compute_us": float,
                "unpredictable_compute_us": float, "predicted_share": float, "relative_performance": float,
