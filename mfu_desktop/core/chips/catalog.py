@@ -17,6 +17,7 @@ import difflib
 import io
 import math
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -317,9 +318,7 @@ def read_catalog_text(text: str, origin: str) -> CatalogLoad:
         The rows that parsed and one message per malformed row (with its line number); a
         malformed row is skipped, never fatal.
     """
-    problems: list[str] = []
-    text = text.lstrip("\ufeff")
-    reader = csv.reader(io.StringIO(text))
+    reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
     try:
         header = next(reader)
     except StopIteration:
@@ -328,75 +327,132 @@ def read_catalog_text(text: str, origin: str) -> CatalogLoad:
         return CatalogLoad([], [f"{origin}: line 1: {exc}"], "unreadable")
     columns = [c.strip() for c in header]
     lowered = {c.lower() for c in columns}
-    if "hbm_bandwidth" in lowered and "hbm_bandwidth_gbs" not in lowered:
-        layout = "seed script (hbm_bandwidth in TB/s)"
-    elif "interconnect_gbs" in lowered:
-        layout = "reference chips.csv"
-    else:
-        layout = "devices_info.csv"
+    layout = _catalog_layout(lowered)
     if "vendor" not in lowered or "model" not in lowered:
         return CatalogLoad([], [f"{origin}: line 1: header has no vendor/model columns"], layout)
     chips: list[Chip] = []
+    problems: list[str] = []
+    for line, row, error in _numbered_rows(reader):
+        if error is not None:
+            problems.append(f"{origin}: line {line}: {error}; row skipped")
+            continue
+        parsed = _parse_row(columns, row, line, origin)
+        if isinstance(parsed, Chip):
+            chips.append(parsed)
+        elif parsed is not None:
+            problems.append(parsed)
+    return CatalogLoad(chips, problems, layout)
+
+
+#: Header test → catalog layout, tried in order; a header that matches none is the product layout.
+_LAYOUT_RULES: tuple[tuple[Callable[[set[str]], bool], str], ...] = (
+    (lambda cols: "hbm_bandwidth" in cols and "hbm_bandwidth_gbs" not in cols, "seed script (hbm_bandwidth in TB/s)"),
+    (lambda cols: "interconnect_gbs" in cols, "reference chips.csv"),
+)
+
+
+def _catalog_layout(lowered: set[str]) -> str:
+    """The catalog layout a header (its lower-cased column names) belongs to."""
+    for matches, layout in _LAYOUT_RULES:
+        if matches(lowered):
+            return layout
+    return "devices_info.csv"
+
+
+def _numbered_rows(reader: Iterator[list[str]]) -> Iterator[tuple[int, list[str], csv.Error | None]]:
+    """The data rows after the header with their line numbers: ``(line, row, None)``, or ``(line, [], error)``.
+
+    A row the CSV reader cannot parse is numbered one past the previous row and reading goes on.
+    """
     line = 1
     while True:
         try:
             row = next(reader)
         except StopIteration:
-            break
+            return
         except csv.Error as exc:
             line += 1
-            problems.append(f"{origin}: line {line}: {exc}; row skipped")
+            yield line, [], exc
             continue
         line = reader.line_num
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(columns):
-            problems.append(
-                f"{origin}: line {line}: {len(row)} fields, header has {len(columns)}; row skipped"
-            )
-            continue
-        record = {}
-        for name, cell in zip(columns, row):
-            key = _COLUMN_ALIASES.get(name.lower(), name.lower())
-            record[key] = cell
-        vendor, model = record.get("vendor", "").strip(), record.get("model", "").strip()
-        if not model:
-            problems.append(f"{origin}: line {line}: empty model; row skipped")
-            continue
-        values: dict[str, float | None] = {}
-        bad = None
-        for column in NUMERIC_COLUMNS:
-            try:
-                values[column] = _parse_number(record.get(column))
-            except ValueError:
-                bad = f"{origin}: line {line}: {column} = {record.get(column)!r} is not a number; row skipped"
-                break
-        if bad is None and "hbm_bandwidth" in record and "hbm_bandwidth_gbs" not in record:
-            try:
-                tbs = _parse_number(record.get("hbm_bandwidth"))
-            except ValueError:
-                bad = (f"{origin}: line {line}: hbm_bandwidth = {record.get('hbm_bandwidth')!r} "
-                       "is not a number; row skipped")
-            else:
-                values["hbm_bandwidth_gbs"] = None if tbs is None else tbs * 1000.0
-        if bad:
-            problems.append(bad)
-            continue
-        text_values = {c: record.get(c, "").strip() for c in TEXT_COLUMNS if c not in ("vendor", "model")}
-        aliases = tuple(a.strip() for a in text_values.get("aliases", "").split(";") if a.strip())
-        chips.append(
-            Chip(
-                vendor=vendor,
-                model=model,
-                architecture=text_values.get("architecture_type", ""),
-                values=values,
-                text=text_values,
-                aliases=aliases,
-                alternatives=_parse_alternatives(text_values.get("alternatives", "")),
-                origin=origin,
-            )
-        )
-    return CatalogLoad(chips, problems, layout)
+        yield line, row, None
+
+
+def _parse_row(columns: list[str], row: list[str], line: int, origin: str) -> Chip | str | None:
+    """One data row as a chip, as the problem that skips it, or ``None`` for a blank row.
+
+    Args:
+        columns: The header's column names (stripped).
+        row: The row's cells.
+        line: The row's line number (for problem messages).
+        origin: The catalog's label.
+    """
+    if not any(cell.strip() for cell in row):
+        return None
+    if len(row) != len(columns):
+        return f"{origin}: line {line}: {len(row)} fields, header has {len(columns)}; row skipped"
+    record = {}
+    for name, cell in zip(columns, row):
+        key = _COLUMN_ALIASES.get(name.lower(), name.lower())
+        record[key] = cell
+    vendor, model = record.get("vendor", "").strip(), record.get("model", "").strip()
+    if not model:
+        return f"{origin}: line {line}: empty model; row skipped"
+    values, bad = _numeric_values(record, line, origin)
+    if bad:
+        return bad
+    return _chip(vendor, model, record, values, origin)
+
+
+def _numeric_values(record: dict[str, str], line: int, origin: str) -> tuple[dict[str, float | None], str | None]:
+    """The numeric columns of a row (the seed layout's TB/s bandwidth converted to GB/s).
+
+    Args:
+        record: The row by product column name.
+        line: The row's line number (for problem messages).
+        origin: The catalog's label.
+
+    Returns:
+        ``(values, problem)``; ``problem`` names the first cell that is not a number, else ``None``.
+    """
+    values: dict[str, float | None] = {}
+    for column in NUMERIC_COLUMNS:
+        try:
+            values[column] = _parse_number(record.get(column))
+        except ValueError:
+            return values, f"{origin}: line {line}: {column} = {record.get(column)!r} is not a number; row skipped"
+    if "hbm_bandwidth" in record and "hbm_bandwidth_gbs" not in record:
+        try:
+            tbs = _parse_number(record.get("hbm_bandwidth"))
+        except ValueError:
+            return values, (f"{origin}: line {line}: hbm_bandwidth = {record.get('hbm_bandwidth')!r} "
+                            "is not a number; row skipped")
+        values["hbm_bandwidth_gbs"] = None if tbs is None else tbs * 1000.0
+    return values, None
+
+
+def _chip(vendor: str, model: str, record: dict[str, str], values: dict[str, float | None], origin: str) -> Chip:
+    """The chip of a parsed row: its numbers, text columns, aliases and named alternatives.
+
+    Args:
+        vendor: The vendor cell (stripped).
+        model: The model cell (stripped, not empty).
+        record: The row by product column name.
+        values: The row's numeric columns.
+        origin: The catalog's label.
+    """
+    text_values = {c: record.get(c, "").strip() for c in TEXT_COLUMNS if c not in ("vendor", "model")}
+    aliases = tuple(a.strip() for a in text_values.get("aliases", "").split(";") if a.strip())
+    return Chip(
+        vendor=vendor,
+        model=model,
+        architecture=text_values.get("architecture_type", ""),
+        values=values,
+        text=text_values,
+        aliases=aliases,
+        alternatives=_parse_alternatives(text_values.get("alternatives", "")),
+        origin=origin,
+    )
 
 
 def read_catalog_file(path: Path, origin: str | None = None) -> CatalogLoad:

@@ -130,96 +130,178 @@ def _mask(ctx: ShapeContext, q: Shape, skip: int) -> Shape | None:
 
 
 def _infer_fa(ctx: ShapeContext, q: Shape, k: Shape, backward: bool) -> _FaInference:
-    notes: list[str] = []
-    confidence = Confidence.HIGH
+    """Infer a FlashAttention call's layout, head count and sparse mode from what the profile shows.
+
+    A user override wins, then a recorded argument, then the shapes of softmax_max and
+    atten_mask; every inference is noted, and a guess lowers the confidence.
+
+    Args:
+        ctx: The kernel's shapes, dtypes, options and recorded arguments.
+        q: Query shape.
+        k: Key shape.
+        backward: True for the backward kernel (its tensors sit at other positions).
+
+    Raises:
+        FlopError: When Q is neither rank 3 nor rank 4 and no layout is given.
+    """
     sm = _softmax(ctx, backward)
     mask = _mask(ctx, q, 4 if backward else 3)
-    heads: int | None = None
-    layout: Layout | None = None
+    layout, heads, notes, confidence = _fa_layout(ctx, q, sm, mask)
+    mode, mode_note, mode_guessed = _fa_sparse_mode(ctx, mask)
+    notes.append(mode_note)
+    if mode_guessed:
+        confidence = min(confidence, Confidence.MEDIUM, key=_rank_confidence)
+    return _FaInference(layout, heads, mode, tuple(notes), confidence)
+
+
+#: A layout inference: ``(layout, query heads or None, notes, confidence)``.
+_LayoutInference = tuple[Layout, int | None, list[str], str]
+
+
+def _fa_layout(ctx: ShapeContext, q: Shape, sm: Shape | None, mask: Shape | None) -> _LayoutInference:
+    """The call's layout: given (override or recorded), else read from Q against softmax_max and atten_mask.
+
+    Args:
+        ctx: The kernel's options and recorded arguments.
+        q: Query shape.
+        sm: softmax_max's shape, when found.
+        mask: atten_mask's shape, when found.
+
+    Raises:
+        FlopError: When no layout is given and Q is neither rank 3 nor rank 4.
+    """
+    given = _given_layout(ctx)
+    if given is not None:
+        layout, note = given
+        return layout, None, [note], Confidence.HIGH
+    if len(q) == 4:
+        return _layout_rank4(q, sm, mask)
+    if len(q) == 3:
+        return _layout_rank3(q, sm, mask)
+    raise FlopError(f"Q has rank {len(q)}; FlashAttention Q is rank 3 or 4")
+
+
+def _given_layout(ctx: ShapeContext) -> tuple[Layout, str] | None:
+    """The layout the user forced, else the recorded ``input_layout``, with its note; ``None`` when neither."""
     forced = ctx.options.fa_layout
     recorded_layout = ctx.named("input_layout")
     if forced and forced != "auto":
         layout = Layout(str(forced).upper())
-        notes.append(f"layout {layout.value} (user override)")
-    elif recorded_layout and recorded_layout.upper() in Layout.__members__:
+        return layout, f"layout {layout.value} (user override)"
+    if recorded_layout and recorded_layout.upper() in Layout.__members__:
         layout = Layout(recorded_layout.upper())
-        notes.append(f"layout {layout.value} (recorded input_layout)")
-    rank = len(q)
-    if layout is None and rank == 4:
-        if sm is not None and len(sm) == 4:
-            b, n, s = sm[0], sm[1], sm[2]
-            if (q[0], q[1], q[2]) == (b, n, s):
-                layout = Layout.BNSD
-            elif (q[0], q[1], q[2]) == (b, s, n):
-                layout = Layout.BSND
-            if layout is not None:
-                notes.append(f"layout {layout.value}: Q [{format_shape(q)}] against softmax_max [{format_shape(sm)}]")
-        if layout is None:
-            if mask is not None and mask[-2] == q[1] and mask[-2] != q[2]:
-                layout = Layout.BSND
-            elif mask is not None and mask[-2] == q[2] and mask[-2] != q[1]:
-                layout = Layout.BNSD
-            else:
-                layout = Layout.BNSD if q[1] <= q[2] else Layout.BSND
-                confidence = Confidence.LOW
-            notes.append(f"layout {layout.value} guessed from Q [{format_shape(q)}] (no usable softmax_max shape)")
-            confidence = min(confidence, Confidence.MEDIUM, key=_rank_confidence)
-    elif layout is None and rank == 3:
-        if sm is not None and len(sm) == 3:
-            layout = Layout.TND
-            notes.append(f"layout TND: softmax_max [{format_shape(sm)}] is rank 3 (varlen)")
-        elif sm is not None and len(sm) == 4:
-            b, n, s = sm[0], sm[1], sm[2]
-            if (q[0], q[1]) == (b, s):
-                layout = Layout.BSH
-            elif (q[0], q[1]) == (s, b):
-                layout = Layout.SBH
-            if layout is not None:
-                heads = n
-                notes.append(f"layout {layout.value}, N = {n}: Q [{format_shape(q)}] against softmax_max "
-                             f"[{format_shape(sm)}]")
-        if layout is None:
-            # Flattened softmax (2023) or none: S is the mask's side when there is one.
-            if mask is not None and mask[-1] == q[0] and mask[-1] != q[1]:
-                layout = Layout.SBH
-                notes.append(f"layout SBH: atten_mask [{format_shape(mask)}] matches Q's first dim")
-            elif mask is not None and mask[-1] == q[1] and mask[-1] != q[0]:
-                layout = Layout.BSH
-                notes.append(f"layout BSH: atten_mask [{format_shape(mask)}] matches Q's second dim")
-            else:
-                layout = Layout.SBH if q[0] >= q[1] else Layout.BSH
-                confidence = Confidence.LOW
-                notes.append(f"layout {layout.value} guessed (the longer of Q's first two dims taken as S)")
-            if sm is not None and len(sm) == 1:
-                b, s = (q[1], q[0]) if layout is Layout.SBH else (q[0], q[1])
-                if sm[0] % (b * s * SOFTMAX_LANES) == 0:
-                    heads = sm[0] // (b * s * SOFTMAX_LANES)
-                    notes.append(f"N = {heads} from the flattened softmax_max ({sm[0]} = B·N·S·8)")
-    elif layout is None:
-        raise FlopError(f"Q has rank {rank}; FlashAttention Q is rank 3 or 4")
-    # Mask → sparse_mode.
+        return layout, f"layout {layout.value} (recorded input_layout)"
+    return None
+
+
+def _layout_rank4(q: Shape, sm: Shape | None, mask: Shape | None) -> _LayoutInference:
+    """BNSD or BSND: Q's first three dims against softmax_max [B, N, S, 8], else against the mask's side.
+
+    Args:
+        q: Query shape (rank 4).
+        sm: softmax_max's shape, when found.
+        mask: atten_mask's shape, when found.
+    """
+    if sm is not None and len(sm) == 4:
+        b, n, s = sm[0], sm[1], sm[2]
+        layout = None
+        if (q[0], q[1], q[2]) == (b, n, s):
+            layout = Layout.BNSD
+        elif (q[0], q[1], q[2]) == (b, s, n):
+            layout = Layout.BSND
+        if layout is not None:
+            note = f"layout {layout.value}: Q [{format_shape(q)}] against softmax_max [{format_shape(sm)}]"
+            return layout, None, [note], Confidence.HIGH
+    if mask is not None and mask[-2] == q[1] and mask[-2] != q[2]:
+        layout, confidence = Layout.BSND, Confidence.MEDIUM
+    elif mask is not None and mask[-2] == q[2] and mask[-2] != q[1]:
+        layout, confidence = Layout.BNSD, Confidence.MEDIUM
+    else:
+        layout = Layout.BNSD if q[1] <= q[2] else Layout.BSND
+        confidence = Confidence.LOW
+    note = f"layout {layout.value} guessed from Q [{format_shape(q)}] (no usable softmax_max shape)"
+    return layout, None, [note], confidence
+
+
+def _layout_rank3(q: Shape, sm: Shape | None, mask: Shape | None) -> _LayoutInference:
+    """TND, BSH or SBH: from softmax_max's rank and dims, else from the mask's side or Q's longer dim.
+
+    Args:
+        q: Query shape (rank 3).
+        sm: softmax_max's shape, when found.
+        mask: atten_mask's shape, when found.
+    """
+    if sm is not None and len(sm) == 3:
+        return Layout.TND, None, [f"layout TND: softmax_max [{format_shape(sm)}] is rank 3 (varlen)"], Confidence.HIGH
+    if sm is not None and len(sm) == 4:
+        b, n, s = sm[0], sm[1], sm[2]
+        layout = None
+        if (q[0], q[1]) == (b, s):
+            layout = Layout.BSH
+        elif (q[0], q[1]) == (s, b):
+            layout = Layout.SBH
+        if layout is not None:
+            note = f"layout {layout.value}, N = {n}: Q [{format_shape(q)}] against softmax_max [{format_shape(sm)}]"
+            return layout, n, [note], Confidence.HIGH
+    # Flattened softmax (2023) or none: S is the mask's side when there is one.
+    layout, note, confidence = _hidden_layout_from_mask(q, mask)
+    notes = [note]
+    heads = None
+    if sm is not None and len(sm) == 1:
+        heads = _heads_from_flat_softmax(q, sm, layout)
+        if heads is not None:
+            notes.append(f"N = {heads} from the flattened softmax_max ({sm[0]} = B·N·S·8)")
+    return layout, heads, notes, confidence
+
+
+def _hidden_layout_from_mask(q: Shape, mask: Shape | None) -> tuple[Layout, str, str]:
+    """BSH or SBH from which of Q's first two dims is the mask's side, else the longer one taken as S.
+
+    Returns:
+        ``(layout, note, confidence)``.
+    """
+    if mask is not None and mask[-1] == q[0] and mask[-1] != q[1]:
+        return Layout.SBH, f"layout SBH: atten_mask [{format_shape(mask)}] matches Q's first dim", Confidence.HIGH
+    if mask is not None and mask[-1] == q[1] and mask[-1] != q[0]:
+        return Layout.BSH, f"layout BSH: atten_mask [{format_shape(mask)}] matches Q's second dim", Confidence.HIGH
+    layout = Layout.SBH if q[0] >= q[1] else Layout.BSH
+    return layout, f"layout {layout.value} guessed (the longer of Q's first two dims taken as S)", Confidence.LOW
+
+
+def _heads_from_flat_softmax(q: Shape, sm: Shape, layout: Layout) -> int | None:
+    """N from a flattened softmax_max of B·N·S·8 floats (2023 profiles), or ``None`` when it does not divide."""
+    b, s = (q[1], q[0]) if layout is Layout.SBH else (q[0], q[1])
+    if sm[0] % (b * s * SOFTMAX_LANES) == 0:
+        return sm[0] // (b * s * SOFTMAX_LANES)
+    return None
+
+
+def _fa_sparse_mode(ctx: ShapeContext, mask: Shape | None) -> tuple[int, str, bool]:
+    """The call's sparse mode: the user's override, the recorded argument, else read from atten_mask.
+
+    Args:
+        ctx: The kernel's options and recorded arguments.
+        mask: atten_mask's shape, when found.
+
+    Returns:
+        ``(sparse_mode, note, guessed)``; ``guessed`` is true when the mode was inferred from
+        a mask (which caps the confidence at medium).
+    """
     forced_mode = ctx.options.fa_sparse_mode
     recorded_mode = ctx.named("sparse_mode")
     if forced_mode not in (None, "auto"):
         mode = int(forced_mode)
-        notes.append(f"sparse_mode {mode} (user override)")
-    elif recorded_mode is not None and recorded_mode.isdigit():
+        return mode, f"sparse_mode {mode} (user override)", False
+    if recorded_mode is not None and recorded_mode.isdigit():
         mode = int(recorded_mode)
-        notes.append(f"sparse_mode {mode} (recorded)")
-    elif mask is not None and tuple(mask[-2:]) == COMPRESSED_MASK:
-        mode = 2
-        notes.append("atten_mask 2048×2048 is the compressed causal mask (sparse_mode 2/3/4): counted as causal, "
-                     "sparse_mode 2")
-        confidence = min(confidence, Confidence.MEDIUM, key=_rank_confidence)
-    elif mask is not None:
-        mode = 0
-        notes.append(f"explicit atten_mask [{format_shape(mask)}]: counted as full (sparse_mode 0); if the mask is "
-                     "causal these FLOPs are ~2× too high — override with the sparse mode")
-        confidence = min(confidence, Confidence.MEDIUM, key=_rank_confidence)
-    else:
-        mode = 0
-        notes.append("no atten_mask: full attention (sparse_mode 0)")
-    return _FaInference(layout, heads, mode, tuple(notes), confidence)
+        return mode, f"sparse_mode {mode} (recorded)", False
+    if mask is not None and tuple(mask[-2:]) == COMPRESSED_MASK:
+        return 2, ("atten_mask 2048×2048 is the compressed causal mask (sparse_mode 2/3/4): counted as causal, "
+                   "sparse_mode 2"), True
+    if mask is not None:
+        return 0, (f"explicit atten_mask [{format_shape(mask)}]: counted as full (sparse_mode 0); if the mask is "
+                   "causal these FLOPs are ~2× too high — override with the sparse mode"), True
+    return 0, "no atten_mask: full attention (sparse_mode 0)", False
 
 
 def _recorded_lengths(ctx: ShapeContext, name: str) -> tuple[int, ...] | None:

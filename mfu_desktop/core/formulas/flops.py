@@ -8,6 +8,7 @@ figure.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
@@ -194,6 +195,36 @@ def resolve_matmul(a: Shape, b: Shape, out: Shape) -> MatmulResolution:
     Returns:
         The resolution; FLOPs only when every check passes.
     """
+    unusable = _unusable_operands(a, b, out)
+    if unusable is not None:
+        return unusable
+    m, n = out[-2], out[-1]
+    k_a = _other_dim(a[-2], a[-1], m)
+    k_b = _other_dim(b[-1], b[-2], n)
+    if k_a is not None and k_b is not None and k_a != k_b:
+        return MatmulResolution(
+            ResolveStatus.INCONSISTENT,
+            f"K from A ({k_a}) ≠ K from B ({k_b}) for {_shapes_text(a, b, out)}",
+            m, n, None,
+        )
+    k = k_a if k_a is not None else k_b
+    if k is None:
+        return MatmulResolution(
+            ResolveStatus.INCONSISTENT,
+            f"neither A nor B has the output's M={m} / N={n} for {_shapes_text(a, b, out)}",
+            m, n, None,
+        )
+    out_elems = numel(out)
+    batch = out_elems // (m * n)
+    mismatch = _volume_mismatch(a, b, out, m, n, k, batch)
+    if mismatch is not None:
+        return mismatch
+    count = _matmul_count(out, out_elems, m, n, k, batch, k_a, k_b)
+    return MatmulResolution(ResolveStatus.OK, "", m, n, k, batch, count)
+
+
+def _unusable_operands(a: Shape, b: Shape, out: Shape) -> MatmulResolution | None:
+    """An ``unresolved`` resolution when an operand or the output is below rank 2 or empty, else ``None``."""
     if len(out) < 2 or len(a) < 2 or len(b) < 2:
         return MatmulResolution(
             ResolveStatus.UNRESOLVED,
@@ -202,49 +233,78 @@ def resolve_matmul(a: Shape, b: Shape, out: Shape) -> MatmulResolution:
         )
     if any(d <= 0 for d in (*a, *b, *out)):
         return MatmulResolution(ResolveStatus.UNRESOLVED, "a dimension is 0 (empty tensor)")
-    m, n = out[-2], out[-1]
-    a1, a2 = a[-2], a[-1]
-    b1, b2 = b[-2], b[-1]
-    k_a = a2 if a1 == m else (a1 if a2 == m else None)
-    k_b = b1 if b2 == n else (b2 if b1 == n else None)
-    def shapes() -> str:  # only on the error paths: most kernels resolve
-        return f"A={format_shape(a)}, B={format_shape(b)}, out={format_shape(out)}"
+    return None
 
-    if k_a is not None and k_b is not None and k_a != k_b:
-        return MatmulResolution(
-            ResolveStatus.INCONSISTENT,
-            f"K from A ({k_a}) ≠ K from B ({k_b}) for {shapes()}",
-            m, n, None,
-        )
-    k = k_a if k_a is not None else k_b
-    if k is None:
-        return MatmulResolution(
-            ResolveStatus.INCONSISTENT,
-            f"neither A nor B has the output's M={m} / N={n} for {shapes()}",
-            m, n, None,
-        )
-    out_elems = numel(out)
-    batch = out_elems // (m * n)
-    # Volume checks: an operand holds one or all batches of [M,K] / [K,N].
+
+def _other_dim(first: int, second: int, anchor: int) -> int | None:
+    """The dim of a pair that is not the anchor: ``second`` when ``first`` matches, else ``first`` when ``second`` does.
+
+    Args:
+        first: The dim checked first against the anchor.
+        second: The other dim.
+        anchor: The output dim the operand shares (M for A, N for B).
+
+    Returns:
+        The contracted dim, or ``None`` when neither dim matches the anchor.
+    """
+    if first == anchor:
+        return second
+    return first if second == anchor else None
+
+
+def _shapes_text(a: Shape, b: Shape, out: Shape) -> str:
+    """``A=…, B=…, out=…`` for error messages (built only on the error paths: most kernels resolve)."""
+    return f"A={format_shape(a)}, B={format_shape(b)}, out={format_shape(out)}"
+
+
+def _volume_mismatch(a: Shape, b: Shape, out: Shape, m: int, n: int, k: int, batch: int) -> MatmulResolution | None:
+    """An ``inconsistent`` resolution when A or B does not hold one or all batches of [M,K] / [K,N], else ``None``.
+
+    Args:
+        a: Shape of the first input.
+        b: Shape of the second input.
+        out: Shape of the output.
+        m: Output rows.
+        n: Output columns.
+        k: The contracted dim.
+        batch: ``numel(out) / (M·N)``.
+    """
     for name, operand, per_batch in (("A", a, m * k), ("B", b, k * n)):
         elems = numel(operand)
         if elems % per_batch != 0 or (batch * per_batch) % elems != 0:
             return MatmulResolution(
                 ResolveStatus.INCONSISTENT,
                 f"{name} has {elems:,} elements, not a batch multiple of {per_batch:,} "
-                f"(M={m}, N={n}, K={k}) for {shapes()}",
+                f"(M={m}, N={n}, K={k}) for {_shapes_text(a, b, out)}",
                 m, n, k, batch,
             )
+    return None
+
+
+def _matmul_count(
+    out: Shape, out_elems: int, m: int, n: int, k: int, batch: int, k_a: int | None, k_b: int | None
+) -> FlopCount:
+    """The resolved matmul's ``2·numel(out)·K``, noting which operand(s) K came from.
+
+    Args:
+        out: Shape of the output.
+        out_elems: ``numel(out)``.
+        m: Output rows.
+        n: Output columns.
+        k: The contracted dim.
+        batch: ``numel(out) / (M·N)``.
+        k_a: K as read from A, or ``None``.
+        k_b: K as read from B, or ``None``.
+    """
     flops = 2 * out_elems * k
-    count = FlopCount(
+    source = "A and B (agree)" if k_a is not None and k_b is not None else ("A" if k_a is not None else "B")
+    return FlopCount(
         flops,
         "2·numel(out)·K",
         f"2 × {grouped(out_elems)} × {k} = {grouped(flops)}",
         {"M": m, "N": n, "K": k, "batch": batch},
-        (f"transpose-safe: M, N from the output [{format_shape(out)}]; K = {k} from "
-         + ("A and B (agree)" if k_a is not None and k_b is not None else ("A" if k_a is not None else "B")),),
+        (f"transpose-safe: M, N from the output [{format_shape(out)}]; K = {k} from " + source,),
     )
-    return MatmulResolution(ResolveStatus.OK, "", m, n, k, batch, count)
 
 
 # ---------------------------------------------------------------------------------------
@@ -321,66 +381,124 @@ def mask_count(
     _positive(S_q=sq, S_kv=skv)
     convention = MaskConvention(convention)
     sq, skv = int(sq), int(skv)
-    full = sq * skv
     pre = UNLIMITED_TOKENS if pre_tokens is None else int(pre_tokens)
     nxt = UNLIMITED_TOKENS if next_tokens is None else int(next_tokens)
-    if sparse_mode in (0, 1):
-        label = "defaultMask" if sparse_mode == 0 else "allMask"
-        return full, (
-            f"sparse_mode {sparse_mode} ({label}): every score computed, S_q·S_kv = {sq} × {skv} = {grouped(full)}"
-        )
-    if sparse_mode == 2:
-        if convention is MaskConvention.SEED:
-            if sq <= skv:
-                value = Fraction(sq * sq, 2)
-                return value, f"sparse_mode 2, seed continuous: S_q²/2 = {sq}²/2 = {grouped(float(value))}"
-            value = Fraction(sq * skv) - Fraction(skv * skv, 2)
-            return value, (
-                f"sparse_mode 2, seed continuous (corrected denominator): S_q·S_kv − S_kv²/2 = "
-                f"{sq}×{skv} − {skv}²/2 = {grouped(float(value))}"
-            )
-        if sq <= skv:
-            count = sq * (sq + 1) // 2
-            return count, (
-                f"sparse_mode 2 (leftUpCausal, j ≤ i), S_q ≤ S_kv: S_q(S_q+1)/2 = {sq}×{sq + 1}/2 = {grouped(count)}"
-            )
-        count = skv * (skv + 1) // 2 + (sq - skv) * skv
-        return count, (
-            f"sparse_mode 2 (leftUpCausal, j ≤ i), S_q > S_kv: S_kv(S_kv+1)/2 + (S_q−S_kv)·S_kv = "
-            f"{skv}×{skv + 1}/2 + {sq - skv}×{skv} = {grouped(count)}"
-        )
-    if sparse_mode == 3:
-        if convention is MaskConvention.SEED:
-            if sq >= skv:
-                value = Fraction(skv * skv, 2)
-                return value, f"sparse_mode 3, seed continuous: S_kv²/2 = {skv}²/2 = {grouped(float(value))}"
-            value = Fraction(sq * skv) - Fraction(sq * sq, 2)
-            return value, (
-                f"sparse_mode 3, seed continuous: S_q·S_kv − S_q²/2 = {sq}×{skv} − {sq}²/2 = {grouped(float(value))}"
-            )
-        if sq <= skv:
-            count = sq * (skv - sq) + sq * (sq + 1) // 2
-            return count, (
-                f"sparse_mode 3 (rightDownCausal, j ≤ i + S_kv − S_q), S_q ≤ S_kv: S_q·(S_kv−S_q) + S_q(S_q+1)/2 = "
-                f"{sq}×{skv - sq} + {sq}×{sq + 1}/2 = {grouped(count)}"
-            )
-        count = skv * (skv + 1) // 2
-        return count, (
-            f"sparse_mode 3 (rightDownCausal), S_q > S_kv: S_kv(S_kv+1)/2 = {skv}×{skv + 1}/2 = {grouped(count)}"
-        )
-    if sparse_mode == 4:
-        pre_c, nxt_c = min(pre, sq + skv), min(nxt, sq + skv)
-        count = _band_rows(sq, skv, pre_c, nxt_c, skv - sq)
-        return count, (
-            f"sparse_mode 4 (band, aligned at the lower-right corner per the CANN docs), pre_tokens={pre}, "
-            f"next_tokens={nxt}: Σ_i |[d_i−pre, d_i+next] ∩ [0, S_kv)|, d_i = i + S_kv − S_q = {grouped(count)}"
-        )
-    if 5 <= sparse_mode <= 8:
-        return full, (
-            f"sparse_mode {sparse_mode} (prefix/varlen band variants) is not modelled: counted as full "
-            f"S_q·S_kv = {grouped(full)} — an upper bound"
-        )
+    mask = _Mask(sq, skv, sparse_mode, pre, nxt, convention)
+    for applies, count in _MASK_RULES:
+        if applies(sparse_mode):
+            return count(mask)
     raise FlopError(f"sparse_mode must be 0–8, got {sparse_mode}")
+
+
+@dataclass(frozen=True)
+class _Mask:
+    """One (S_q, S_kv) score matrix under a sparse mode, as :func:`mask_count` validated it.
+
+    Attributes:
+        sq: Query sequence length S_q.
+        skv: Key/value sequence length S_kv.
+        sparse_mode: The CANN sparse mode, as given.
+        pre: Band width before the diagonal (``UNLIMITED_TOKENS`` when not given).
+        nxt: Band width after the diagonal (``UNLIMITED_TOKENS`` when not given).
+        convention: Exact integer geometry or the seed's continuous approximation.
+    """
+
+    sq: int
+    skv: int
+    sparse_mode: int
+    pre: int
+    nxt: int
+    convention: MaskConvention
+
+    @property
+    def full(self) -> int:
+        """Every score: S_q·S_kv."""
+        return self.sq * self.skv
+
+
+def _full_mask(mask: _Mask) -> tuple[int, str]:
+    """Modes 0 (defaultMask) and 1 (allMask): every score is computed."""
+    label = "defaultMask" if mask.sparse_mode == 0 else "allMask"
+    return mask.full, (
+        f"sparse_mode {mask.sparse_mode} ({label}): every score computed, S_q·S_kv = {mask.sq} × {mask.skv} = "
+        f"{grouped(mask.full)}"
+    )
+
+
+def _left_up_causal(mask: _Mask) -> tuple[int | Fraction, str]:
+    """Mode 2 (leftUpCausal, j ≤ i), in the exact or the seed's continuous convention."""
+    sq, skv = mask.sq, mask.skv
+    if mask.convention is MaskConvention.SEED:
+        if sq <= skv:
+            value = Fraction(sq * sq, 2)
+            return value, f"sparse_mode 2, seed continuous: S_q²/2 = {sq}²/2 = {grouped(float(value))}"
+        value = Fraction(sq * skv) - Fraction(skv * skv, 2)
+        return value, (
+            f"sparse_mode 2, seed continuous (corrected denominator): S_q·S_kv − S_kv²/2 = "
+            f"{sq}×{skv} − {skv}²/2 = {grouped(float(value))}"
+        )
+    if sq <= skv:
+        count = sq * (sq + 1) // 2
+        return count, (
+            f"sparse_mode 2 (leftUpCausal, j ≤ i), S_q ≤ S_kv: S_q(S_q+1)/2 = {sq}×{sq + 1}/2 = {grouped(count)}"
+        )
+    count = skv * (skv + 1) // 2 + (sq - skv) * skv
+    return count, (
+        f"sparse_mode 2 (leftUpCausal, j ≤ i), S_q > S_kv: S_kv(S_kv+1)/2 + (S_q−S_kv)·S_kv = "
+        f"{skv}×{skv + 1}/2 + {sq - skv}×{skv} = {grouped(count)}"
+    )
+
+
+def _right_down_causal(mask: _Mask) -> tuple[int | Fraction, str]:
+    """Mode 3 (rightDownCausal, j ≤ i + S_kv − S_q), in the exact or the seed's continuous convention."""
+    sq, skv = mask.sq, mask.skv
+    if mask.convention is MaskConvention.SEED:
+        if sq >= skv:
+            value = Fraction(skv * skv, 2)
+            return value, f"sparse_mode 3, seed continuous: S_kv²/2 = {skv}²/2 = {grouped(float(value))}"
+        value = Fraction(sq * skv) - Fraction(sq * sq, 2)
+        return value, (
+            f"sparse_mode 3, seed continuous: S_q·S_kv − S_q²/2 = {sq}×{skv} − {sq}²/2 = {grouped(float(value))}"
+        )
+    if sq <= skv:
+        count = sq * (skv - sq) + sq * (sq + 1) // 2
+        return count, (
+            f"sparse_mode 3 (rightDownCausal, j ≤ i + S_kv − S_q), S_q ≤ S_kv: S_q·(S_kv−S_q) + S_q(S_q+1)/2 = "
+            f"{sq}×{skv - sq} + {sq}×{sq + 1}/2 = {grouped(count)}"
+        )
+    count = skv * (skv + 1) // 2
+    return count, (
+        f"sparse_mode 3 (rightDownCausal), S_q > S_kv: S_kv(S_kv+1)/2 = {skv}×{skv + 1}/2 = {grouped(count)}"
+    )
+
+
+def _band_mask(mask: _Mask) -> tuple[int, str]:
+    """Mode 4: a band of pre/next tokens around the diagonal, aligned at the lower-right corner (CANN docs)."""
+    sq, skv = mask.sq, mask.skv
+    pre_c, nxt_c = min(mask.pre, sq + skv), min(mask.nxt, sq + skv)
+    count = _band_rows(sq, skv, pre_c, nxt_c, skv - sq)
+    return count, (
+        f"sparse_mode 4 (band, aligned at the lower-right corner per the CANN docs), pre_tokens={mask.pre}, "
+        f"next_tokens={mask.nxt}: Σ_i |[d_i−pre, d_i+next] ∩ [0, S_kv)|, d_i = i + S_kv − S_q = {grouped(count)}"
+    )
+
+
+def _unmodelled_mask(mask: _Mask) -> tuple[int, str]:
+    """Modes 5–8 (prefix/varlen band variants): counted as full, an upper bound."""
+    return mask.full, (
+        f"sparse_mode {mask.sparse_mode} (prefix/varlen band variants) is not modelled: counted as full "
+        f"S_q·S_kv = {grouped(mask.full)} — an upper bound"
+    )
+
+
+#: Sparse mode → how its computed scores are counted, tried in order (the first that applies counts).
+_MASK_RULES: tuple[tuple[Callable[[int], bool], Callable[[_Mask], tuple[int | Fraction, str]]], ...] = (
+    (lambda mode: mode in (0, 1), _full_mask),
+    (lambda mode: mode == 2, _left_up_causal),
+    (lambda mode: mode == 3, _right_down_causal),
+    (lambda mode: mode == 4, _band_mask),
+    (lambda mode: 5 <= mode <= 8, _unmodelled_mask),
+)
 
 
 @dataclass(frozen=True)
@@ -435,60 +553,114 @@ def normalize_attention(
     """
     layout = Layout(str(layout).upper())
     v = k if v is None else v
-    if layout in (Layout.BNSD, Layout.BSND):
-        for name, shape in (("Q", q), ("K", k), ("V", v)):
-            _need_rank(name, shape, 4, layout)
-        if layout is Layout.BNSD:
-            (b, nq, sq, dq), (bk, nk, sk, dk), (bv, nv, sv, dv) = q, k, v
-        else:
-            (b, sq, nq, dq), (bk, sk, nk, dk), (bv, sv, nv, dv) = q, k, v
-        if b != bk or b != bv:
-            raise FlopError(f"batch differs between Q ({b}), K ({bk}) and V ({bv})")
-        if dq != dk:
-            raise FlopError(f"Q head dim {dq} ≠ K head dim {dk}")
-        if sk != sv or nk != nv:
-            raise FlopError(f"K [{format_shape(k)}] and V [{format_shape(v)}] disagree on S or N")
-        if nq % nk != 0:
-            raise FlopError(f"query heads {nq} are not a multiple of KV heads {nk} (GQA)")
-        return AttentionShape(layout, b, sq, sk, nq, nk, dq, dv, nq * dq, nk * dk, nv * dv)
-    if layout in (Layout.BSH, Layout.SBH):
-        for name, shape in (("Q", q), ("K", k), ("V", v)):
-            _need_rank(name, shape, 3, layout)
-        if layout is Layout.BSH:
-            (b, sq, hq), (bk, sk, hk), (bv, sv, hv) = q, k, v
-        else:
-            (sq, b, hq), (sk, bk, hk), (sv, bv, hv) = q, k, v
-        if b != bk or b != bv:
-            raise FlopError(f"batch differs between Q ({b}), K ({bk}) and V ({bv})")
-        if sk != sv:
-            raise FlopError(f"K and V sequence lengths differ ({sk} vs {sv})")
-        if hk > hq or hq % hk != 0:
-            raise FlopError(f"Q hidden {hq} is not a multiple of K hidden {hk} (GQA needs H_q = g·H_k)")
-        nq = nk = dq = dv = None
-        if heads is not None:
-            _positive(heads=heads)
-            if hq % heads != 0:
-                raise FlopError(f"Q hidden {hq} is not divisible by {heads} heads")
-            nq = int(heads)
-            dq = hq // nq
-            if hk % dq != 0:
-                raise FlopError(f"K hidden {hk} is not a multiple of head dim {dq}")
-            nk = hk // dq
-            if hv % nk != 0:
-                raise FlopError(f"V hidden {hv} is not divisible by {nk} KV heads")
-            dv = hv // nk
-        return AttentionShape(layout, b, sq, sk, nq, nk, dq, dv, hq, hk, hv)
-    # TND
+    return _NORMALIZERS[layout](layout, q, k, v, heads)
+
+
+def _need_ranks(layout: Layout, rank: int, q: Shape, k: Shape, v: Shape) -> None:
+    """Check that Q, K and V all have the layout's rank and no zero dimension."""
     for name, shape in (("Q", q), ("K", k), ("V", v)):
-        _need_rank(name, shape, 3, layout)
-    (tq, nq, dq), (tk, nk, dk), (tv, nv, dv) = q, k, v
+        _need_rank(name, shape, rank, layout)
+
+
+def _check_batch(b: int, bk: int, bv: int) -> None:
+    """Check that Q, K and V agree on the batch."""
+    if b != bk or b != bv:
+        raise FlopError(f"batch differs between Q ({b}), K ({bk}) and V ({bv})")
+
+
+def _check_head_dim(dq: int, dk: int) -> None:
+    """Check that Q and K share the head dim (their dot product needs it)."""
     if dq != dk:
         raise FlopError(f"Q head dim {dq} ≠ K head dim {dk}")
-    if tk != tv or nk != nv:
-        raise FlopError(f"K [{format_shape(k)}] and V [{format_shape(v)}] disagree on T or N")
+
+
+def _check_key_value(k: Shape, v: Shape, lengths: tuple[int, int], heads: tuple[int, int], axis: str) -> None:
+    """Check that K and V agree on the sequence axis (``S`` or ``T``) and the head count."""
+    if lengths[0] != lengths[1] or heads[0] != heads[1]:
+        raise FlopError(f"K [{format_shape(k)}] and V [{format_shape(v)}] disagree on {axis} or N")
+
+
+def _check_gqa(nq: int, nk: int) -> None:
+    """Check that the query heads are a whole multiple of the KV heads (GQA/MQA)."""
     if nq % nk != 0:
         raise FlopError(f"query heads {nq} are not a multiple of KV heads {nk} (GQA)")
+
+
+def _normalize_4d(layout: Layout, q: Shape, k: Shape, v: Shape, heads: int | None) -> AttentionShape:
+    """BNSD and BSND: batch, heads, sequence and head dim are all in the shapes (``heads`` is not needed)."""
+    _need_ranks(layout, 4, q, k, v)
+    if layout is Layout.BNSD:
+        (b, nq, sq, dq), (bk, nk, sk, dk), (bv, nv, sv, dv) = q, k, v
+    else:
+        (b, sq, nq, dq), (bk, sk, nk, dk), (bv, sv, nv, dv) = q, k, v
+    _check_batch(b, bk, bv)
+    _check_head_dim(dq, dk)
+    _check_key_value(k, v, (sk, sv), (nk, nv), "S")
+    _check_gqa(nq, nk)
+    return AttentionShape(layout, b, sq, sk, nq, nk, dq, dv, nq * dq, nk * dk, nv * dv)
+
+
+def _normalize_hidden(layout: Layout, q: Shape, k: Shape, v: Shape, heads: int | None) -> AttentionShape:
+    """BSH and SBH: hidden sizes H = N·D, split into heads only when the query head count is given."""
+    _need_ranks(layout, 3, q, k, v)
+    if layout is Layout.BSH:
+        (b, sq, hq), (bk, sk, hk), (bv, sv, hv) = q, k, v
+    else:
+        (sq, b, hq), (sk, bk, hk), (sv, bv, hv) = q, k, v
+    _check_batch(b, bk, bv)
+    if sk != sv:
+        raise FlopError(f"K and V sequence lengths differ ({sk} vs {sv})")
+    if hk > hq or hq % hk != 0:
+        raise FlopError(f"Q hidden {hq} is not a multiple of K hidden {hk} (GQA needs H_q = g·H_k)")
+    nq = nk = dq = dv = None
+    if heads is not None:
+        nq, nk, dq, dv = _split_hidden(hq, hk, hv, heads)
+    return AttentionShape(layout, b, sq, sk, nq, nk, dq, dv, hq, hk, hv)
+
+
+def _split_hidden(hq: int, hk: int, hv: int, heads: int) -> tuple[int, int, int, int]:
+    """Split BSH/SBH hidden sizes into heads: ``(N_q, N_kv, D_qk, D_v)``.
+
+    Args:
+        hq: Query hidden size.
+        hk: Key hidden size.
+        hv: Value hidden size.
+        heads: Query head count.
+
+    Raises:
+        FlopError: When a hidden size does not divide into the heads.
+    """
+    _positive(heads=heads)
+    if hq % heads != 0:
+        raise FlopError(f"Q hidden {hq} is not divisible by {heads} heads")
+    nq = int(heads)
+    dq = hq // nq
+    if hk % dq != 0:
+        raise FlopError(f"K hidden {hk} is not a multiple of head dim {dq}")
+    nk = hk // dq
+    if hv % nk != 0:
+        raise FlopError(f"V hidden {hv} is not divisible by {nk} KV heads")
+    return nq, nk, dq, hv // nk
+
+
+def _normalize_varlen(layout: Layout, q: Shape, k: Shape, v: Shape, heads: int | None) -> AttentionShape:
+    """TND: packed tokens T (batch 1), heads and head dim in the shapes (``heads`` is not needed)."""
+    _need_ranks(layout, 3, q, k, v)
+    (tq, nq, dq), (tk, nk, dk), (tv, nv, dv) = q, k, v
+    _check_head_dim(dq, dk)
+    _check_key_value(k, v, (tk, tv), (nk, nv), "T")
+    _check_gqa(nq, nk)
     return AttentionShape(layout, 1, tq, tk, nq, nk, dq, dv, nq * dq, nk * dk, nv * dv)
+
+
+#: Layout → how its Q/K/V shapes are read.
+_NORMALIZERS: dict[Layout, Callable[[Layout, Shape, Shape, Shape, int | None], AttentionShape]] = {
+    Layout.BNSD: _normalize_4d,
+    Layout.BSND: _normalize_4d,
+    Layout.BSH: _normalize_hidden,
+    Layout.SBH: _normalize_hidden,
+    Layout.TND: _normalize_varlen,
+}
 
 
 def sequence_lengths(cumulative: list[int] | tuple[int, ...], name: str = "actual_seq_qlen") -> list[int]:
@@ -565,6 +737,33 @@ def flash_attention_forward(
             do not add up to T.
     """
     shape = normalize_attention(layout, q, k, v, heads)
+    notes = _shape_notes(shape, v)
+    width, width_formula, width_numbers = _width_factor(shape)
+    per_sequence: list[tuple[int, int, int | Fraction]] = []
+    if shape.layout is Layout.TND:
+        score, mask_text, per_sequence = _varlen_scores(
+            shape, actual_seq_qlen, actual_seq_kvlen, sparse_mode, pre_tokens, next_tokens, convention
+        )
+        batch = 1
+    else:
+        score, mask_text = mask_count(shape.seq_q, shape.seq_kv, sparse_mode, pre_tokens, next_tokens, convention)
+        batch = shape.batch
+    exact = Fraction(2) * batch * Fraction(score) * width
+    flops = round(exact)
+    formula, substituted = _forward_formula(shape.layout, batch, score, width_formula, width_numbers, flops)
+    if shape.layout in (Layout.BSH, Layout.SBH) and shape.heads_q is None:
+        notes.append("BSH/SBH: hidden sizes used directly (H = N·D), no head count needed")
+    return AttentionFlops(
+        FlopCount(flops, formula, substituted, _attention_dims(shape, batch), tuple(notes)),
+        shape,
+        score,
+        mask_text,
+        tuple(per_sequence),
+    )
+
+
+def _shape_notes(shape: AttentionShape, v: Shape | None) -> list[str]:
+    """Notes on what the shapes imply: an assumed D_v, D_v ≠ D_qk (MLA), shared KV heads (GQA/MQA)."""
     notes: list[str] = []
     if v is None:
         notes.append("V shape not given: D_v = D_qk assumed")
@@ -576,61 +775,92 @@ def flash_attention_forward(
         notes.append(
             f"GQA/MQA: {shape.heads_q} query heads share {shape.heads_kv} KV heads; FLOPs scale with query heads"
         )
-    width, width_formula, width_numbers = _width_factor(shape)
-    per_sequence: list[tuple[int, int, int | Fraction]] = []
-    if shape.layout is Layout.TND:
-        if actual_seq_qlen is None or actual_seq_kvlen is None:
-            raise FlopError(
-                "TND (varlen) needs actual_seq_qlen and actual_seq_kvlen (cumulative lengths); "
-                "(T/B)²·B would under-count uneven packs"
-            )
-        q_lens = sequence_lengths(actual_seq_qlen, "actual_seq_qlen")
-        kv_lens = sequence_lengths(actual_seq_kvlen, "actual_seq_kvlen")
-        if len(q_lens) != len(kv_lens):
-            raise FlopError(f"{len(q_lens)} query sequences but {len(kv_lens)} KV sequences")
-        if sum(q_lens) > shape.seq_q or sum(kv_lens) > shape.seq_kv:
-            raise FlopError(
-                f"sequence lengths sum to {sum(q_lens)}/{sum(kv_lens)}, more than T_q={shape.seq_q}/T_kv={shape.seq_kv}"
-            )
-        total: int | Fraction = 0
-        for ql, kl in zip(q_lens, kv_lens):
-            if ql == 0 or kl == 0:
-                per_sequence.append((ql, kl, 0))
-                continue
-            c, _ = mask_count(ql, kl, sparse_mode, pre_tokens, next_tokens, convention)
-            per_sequence.append((ql, kl, c))
-            total += c
-        score = total
-        mask_text = (
-            f"varlen: {len(q_lens)} sequences, q_lens={q_lens}, kv_lens={kv_lens}; sparse_mode {sparse_mode} "
-            f"applied per sequence: Σ count_i = {grouped(float(score))}"
+    return notes
+
+
+def _varlen_scores(
+    shape: AttentionShape,
+    actual_seq_qlen: list[int] | tuple[int, ...] | None,
+    actual_seq_kvlen: list[int] | tuple[int, ...] | None,
+    sparse_mode: int,
+    pre_tokens: int | None,
+    next_tokens: int | None,
+    convention: MaskConvention | str,
+) -> tuple[int | Fraction, str, list[tuple[int, int, int | Fraction]]]:
+    """Computed scores of a TND (varlen) pack: the mask applied to each sequence, summed.
+
+    Args:
+        shape: The normalised TND shape (T_q, T_kv in ``seq_q``/``seq_kv``).
+        actual_seq_qlen: Cumulative query lengths.
+        actual_seq_kvlen: Cumulative key/value lengths.
+        sparse_mode: CANN sparse mode, applied per sequence.
+        pre_tokens: Band width before the diagonal (mode 4).
+        next_tokens: Band width after the diagonal (mode 4).
+        convention: Mask counting convention.
+
+    Returns:
+        ``(Σ count_i, explanation, per-sequence (q_len, kv_len, count))``.
+
+    Raises:
+        FlopError: When the lengths are missing, do not pair up, or add up to more than T.
+    """
+    if actual_seq_qlen is None or actual_seq_kvlen is None:
+        raise FlopError(
+            "TND (varlen) needs actual_seq_qlen and actual_seq_kvlen (cumulative lengths); "
+            "(T/B)²·B would under-count uneven packs"
         )
-        batch = 1
-    else:
-        score, mask_text = mask_count(shape.seq_q, shape.seq_kv, sparse_mode, pre_tokens, next_tokens, convention)
-        batch = shape.batch
-    exact = Fraction(2) * batch * Fraction(score) * width
-    flops = round(exact)
-    if shape.layout is Layout.TND:
-        formula = f"2·Σ count_i·{width_formula}"
-        substituted = f"2 × {grouped(float(score))} × {width_numbers} = {grouped(flops)}"
-    else:
-        formula = f"2·B·count·{width_formula}"
-        substituted = f"2 × {batch} × {grouped(float(score))} × {width_numbers} = {grouped(flops)}"
-    if shape.layout in (Layout.BSH, Layout.SBH) and shape.heads_q is None:
-        notes.append("BSH/SBH: hidden sizes used directly (H = N·D), no head count needed")
+    q_lens = sequence_lengths(actual_seq_qlen, "actual_seq_qlen")
+    kv_lens = sequence_lengths(actual_seq_kvlen, "actual_seq_kvlen")
+    if len(q_lens) != len(kv_lens):
+        raise FlopError(f"{len(q_lens)} query sequences but {len(kv_lens)} KV sequences")
+    if sum(q_lens) > shape.seq_q or sum(kv_lens) > shape.seq_kv:
+        raise FlopError(
+            f"sequence lengths sum to {sum(q_lens)}/{sum(kv_lens)}, more than T_q={shape.seq_q}/T_kv={shape.seq_kv}"
+        )
+    per_sequence: list[tuple[int, int, int | Fraction]] = []
+    total: int | Fraction = 0
+    for ql, kl in zip(q_lens, kv_lens):
+        if ql == 0 or kl == 0:
+            per_sequence.append((ql, kl, 0))
+            continue
+        c, _ = mask_count(ql, kl, sparse_mode, pre_tokens, next_tokens, convention)
+        per_sequence.append((ql, kl, c))
+        total += c
+    mask_text = (
+        f"varlen: {len(q_lens)} sequences, q_lens={q_lens}, kv_lens={kv_lens}; sparse_mode {sparse_mode} "
+        f"applied per sequence: Σ count_i = {grouped(float(total))}"
+    )
+    return total, mask_text, per_sequence
+
+
+def _forward_formula(
+    layout: Layout, batch: int, score: int | Fraction, width_formula: str, width_numbers: str, flops: int
+) -> tuple[str, str]:
+    """The forward formula in symbols and with the numbers substituted (``Σ count_i`` for varlen).
+
+    Args:
+        layout: The normalised layout.
+        batch: B (1 for varlen).
+        score: Computed scores per (batch, head), or their sum over sequences.
+        width_formula: The per-score width in symbols.
+        width_numbers: The per-score width with numbers.
+        flops: The FLOPs the formula comes to.
+    """
+    if layout is Layout.TND:
+        return (f"2·Σ count_i·{width_formula}",
+                f"2 × {grouped(float(score))} × {width_numbers} = {grouped(flops)}")
+    return (f"2·B·count·{width_formula}",
+            f"2 × {batch} × {grouped(float(score))} × {width_numbers} = {grouped(flops)}")
+
+
+def _attention_dims(shape: AttentionShape, batch: int) -> dict[str, int]:
+    """The named dims of the count: heads and head dims when known, hidden sizes otherwise."""
     dims = {"B": batch, "S_q": shape.seq_q, "S_kv": shape.seq_kv}
     if shape.heads_q is not None:
         dims.update({"N_q": shape.heads_q, "N_kv": shape.heads_kv or 0, "D_qk": shape.d_qk or 0, "D_v": shape.d_v or 0})
     else:
         dims.update({"H_q": shape.h_q, "H_k": shape.h_k, "H_v": shape.h_v})
-    return AttentionFlops(
-        FlopCount(flops, formula, substituted, dims, tuple(notes)),
-        shape,
-        score,
-        mask_text,
-        tuple(per_sequence),
-    )
+    return dims
 
 
 class BackwardCount(StrEnum):

@@ -17,6 +17,7 @@ from mfu_desktop.core.chips.dtypes import ComputeDtype
 from mfu_desktop.core.formulas.derivation import Derivation, MissingInput
 from mfu_desktop.core.formulas.flops import (
     AttentionFlops,
+    AttentionShape,
     BackwardCount,
     FlopCount,
     FlopError,
@@ -261,6 +262,40 @@ def finish_operator(
     if count is not None:
         derivation.steps.append(f"FLOPs = {count.formula} = {count.substituted}")
         derivation.conventions.extend(n for n in count.notes if n not in derivation.conventions)
+    achieved, mfu = _achieved_and_mfu(derivation, count, time_s, peak)
+    _add_results(derivation, count, flops, calls, peak, achieved, mfu)
+    derivation.hints = _operator_hints(hint_dims, dtype, flops, mfu, extra_hints)
+    return OperatorResult(
+        title=title,
+        flops=flops,
+        calls=calls,
+        time_s=time_s,
+        peak=peak,
+        achieved_tflops=achieved,
+        mfu=mfu,
+        derivation=derivation,
+        executed_flops=count.executed_flops if count else None,
+        count=count,
+    )
+
+
+def _achieved_and_mfu(
+    derivation: Derivation, count: FlopCount | None, time_s: float | None, peak: Peak | None
+) -> tuple[float | None, float | None]:
+    """Achieved TFLOP/s and MFU as far as the inputs allow, each written down as a step.
+
+    Args:
+        derivation: Receives the ``achieved = …`` and ``MFU = …`` steps.
+        count: The FLOP count, or ``None`` when it could not be made.
+        time_s: Seconds per call, or ``None``.
+        peak: The peak, or ``None``.
+
+    Returns:
+        ``(achieved, mfu)``; each is ``None`` when an input it needs is missing.
+
+    Raises:
+        FlopError: When the time is not positive.
+    """
     achieved = mfu = None
     if count is not None and time_s is not None:
         if time_s <= 0:
@@ -273,6 +308,29 @@ def finish_operator(
     if achieved is not None and peak is not None:
         mfu = achieved / peak.tflops
         derivation.steps.append(f"MFU = achieved / peak = {sig(achieved)} / {short(peak.tflops)} = {pct(mfu)}")
+    return achieved, mfu
+
+
+def _add_results(
+    derivation: Derivation,
+    count: FlopCount | None,
+    flops: int | None,
+    calls: int,
+    peak: Peak | None,
+    achieved: float | None,
+    mfu: float | None,
+) -> None:
+    """Write the known figures into the derivation's results (and the interpretation of the MFU).
+
+    Args:
+        derivation: Receives the results.
+        count: The FLOP count, or ``None``.
+        flops: FLOPs per call, or ``None``.
+        calls: Calls per iteration (a total is added when it is not 1).
+        peak: The peak, or ``None``.
+        achieved: Achieved TFLOP/s, or ``None``.
+        mfu: The MFU fraction, or ``None``.
+    """
     if flops is not None:
         derivation.results.append(("FLOPs per call", f"{grouped(flops)} ({sig(flops / 1e12)} TFLOP)"))
         if calls != 1:
@@ -286,6 +344,24 @@ def finish_operator(
     if mfu is not None:
         derivation.results.append(("MFU", pct(mfu)))
         derivation.interpretation = interpret(mfu)
+
+
+def _operator_hints(
+    hint_dims: dict[str, int] | None,
+    dtype: ComputeDtype | None,
+    flops: int | None,
+    mfu: float | None,
+    extra_hints: list[str] | None,
+) -> list[str]:
+    """The hints of one operator: matmul hints when its dims are known, else the dtype's, then the extras.
+
+    Args:
+        hint_dims: Named matmul dims, or ``None`` for an operator that is not a plain matmul.
+        dtype: Compute dtype, when known.
+        flops: FLOPs per call, when known.
+        mfu: The MFU, when known.
+        extra_hints: Operator-specific hints appended last.
+    """
     hints = []
     if hint_dims is not None:
         hints.extend(matmul_hints(hint_dims, dtype, flops, mfu))
@@ -294,19 +370,7 @@ def finish_operator(
         if mfu is not None and mfu > IMPOSSIBLE:
             hints.append("MFU > 100 %: check the shapes, the peak's dtype and chip, and the time unit.")
     hints.extend(extra_hints or [])
-    derivation.hints = hints
-    return OperatorResult(
-        title=title,
-        flops=flops,
-        calls=calls,
-        time_s=time_s,
-        peak=peak,
-        achieved_tflops=achieved,
-        mfu=mfu,
-        derivation=derivation,
-        executed_flops=count.executed_flops if count else None,
-        count=count,
-    )
+    return hints
 
 
 def _time_input(time_s: float | None) -> tuple[str, str]:
@@ -377,6 +441,39 @@ def calc_attention_scores(
                            _missing_common(time_s, peak), hint_dims={"M": len_q, "N": len_k, "K": head_dim})
 
 
+@dataclass(frozen=True)
+class _FlashAttentionCall:
+    """The arguments of one FlashAttention call, as the calculator was given them (``None`` = missing)."""
+
+    layout: Layout | str | None
+    q: Shape | None
+    k: Shape | None
+    v: Shape | None
+    heads: int | None
+    sparse_mode: int | None
+    pre_tokens: int | None
+    next_tokens: int | None
+    actual_seq_qlen: Sequence[int] | None
+    actual_seq_kvlen: Sequence[int] | None
+    convention: MaskConvention | str
+
+    @property
+    def is_tnd(self) -> bool:
+        """True for the varlen layout, which needs the cumulative sequence lengths."""
+        return self.layout is not None and str(self.layout).upper() == "TND"
+
+    @property
+    def lengths_missing(self) -> bool:
+        """True when the layout is TND and either cumulative length array is missing."""
+        return self.is_tnd and (not self.actual_seq_qlen or not self.actual_seq_kvlen)
+
+    @property
+    def countable(self) -> bool:
+        """True when everything the FLOP count needs was given."""
+        return (self.layout is not None and self.q is not None and self.k is not None
+                and self.sparse_mode is not None and not self.lengths_missing)
+
+
 def calc_flash_attention(
     layout: Layout | str | None,
     q: Shape | None,
@@ -400,78 +497,136 @@ def calc_flash_attention(
     Raises:
         FlopError: When the given shapes contradict each other or the layout.
     """
+    call = _FlashAttentionCall(layout, q, k, v, heads, sparse_mode, pre_tokens, next_tokens,
+                               actual_seq_qlen, actual_seq_kvlen, convention)
     title = "FlashAttention backward MFU" if backward else "FlashAttention forward MFU"
-    missing: list[MissingInput] = []
-    if layout is None:
-        missing.append(MissingInput("layout", WHERE["layout"]))
-    if q is None or k is None:
-        missing.append(MissingInput("Q/K shapes", WHERE["shapes"]))
-    if sparse_mode is None:
-        missing.append(MissingInput("sparse_mode", WHERE["sparse_mode"]))
-    is_tnd = layout is not None and str(layout).upper() == "TND"
-    if is_tnd and (not actual_seq_qlen or not actual_seq_kvlen):
-        missing.append(MissingInput("actual_seq_qlen / actual_seq_kvlen", WHERE["actual_seq_qlen"]))
-    missing += _missing_common(time_s, peak)
-    inputs = [
-        ("operator", "FlashAttentionScoreGrad (backward)" if backward else "FlashAttentionScore (forward)"),
-        ("input_layout", str(layout) if layout else "missing"),
-        ("Q", format_shape(q) if q else "missing"),
-        ("K", format_shape(k) if k else "missing"),
-        ("V", format_shape(v) if v else "same as K"),
-    ]
-    if heads:
-        inputs.append(("heads (N_q)", str(heads)))
-    inputs.append(("sparse_mode", "missing" if sparse_mode is None else str(sparse_mode)))
-    if pre_tokens is not None or next_tokens is not None:
-        inputs.append(("pre/next tokens", f"{pre_tokens} / {next_tokens}"))
-    if is_tnd:
-        inputs.append(("actual_seq_qlen", str(list(actual_seq_qlen)) if actual_seq_qlen else "missing"))
-        inputs.append(("actual_seq_kvlen", str(list(actual_seq_kvlen)) if actual_seq_kvlen else "missing"))
-    inputs += [("mask convention", str(MaskConvention(convention).value)), _time_input(time_s), _peak_input(peak)]
-    can_count = layout is not None and q is not None and k is not None and sparse_mode is not None and not (
-        is_tnd and (not actual_seq_qlen or not actual_seq_kvlen)
-    )
-    count: FlopCount | None = None
-    steps: list[str] = []
+    missing = _fa_missing(call, time_s, peak)
+    inputs = _fa_inputs(call, backward, time_s, peak)
     conventions: list[str] = [f"mask convention: {MaskConvention(convention).value}"]
-    fa: AttentionFlops | None = None
-    if can_count:
-        fa = flash_attention_forward(
-            layout, q, k, v, heads, sparse_mode, pre_tokens, next_tokens,
-            list(actual_seq_qlen) if actual_seq_qlen else None,
-            list(actual_seq_kvlen) if actual_seq_kvlen else None, convention,
-        )
-        sh = fa.shape
-        if sh.heads_q is not None:
-            steps.append(f"normalised to (B, N, S, D): B={sh.batch}, N_q={sh.heads_q}, N_kv={sh.heads_kv}, "
-                         f"S_q={sh.seq_q}, S_kv={sh.seq_kv}, D_qk={sh.d_qk}, D_v={sh.d_v}")
-        else:
-            steps.append(f"normalised: B={sh.batch}, S_q={sh.seq_q}, S_kv={sh.seq_kv}, H_q={sh.h_q}, "
-                         f"H_k={sh.h_k}, H_v={sh.h_v} (H = N·D)")
-        steps.append(f"count = {fa.mask_explanation}")
-        if backward:
-            bwd = flash_attention_backward(fa, backward_count)
-            steps.append(f"forward FLOPs = {fa.count.formula} = {fa.count.substituted}")
-            count = bwd.count
-            conventions.append(
-                "backward counted as model FLOPs (2 × forward: dV, dP, dQ, dK)"
-                if BackwardCount(backward_count) is BackwardCount.MODEL
-                else "backward counted as executed FLOPs (2 × forward + recomputed QKᵀ): an HFU view, labelled"
-            )
-        else:
-            count = fa.count
-    hint_extra = []
-    if fa is not None and fa.shape.d_qk is not None and fa.shape.d_qk % CUBE_ALIGN != 0:
-        hint_extra.append(f"head dim {fa.shape.d_qk} is not a multiple of {CUBE_ALIGN}: cube tiles are padded.")
-    if fa is not None and fa.shape.d_qk is not None and fa.shape.d_qk < 64:
-        hint_extra.append(f"head dim {fa.shape.d_qk} is small: the softmax/vector work per score is relatively large.")
-    if sparse_mode is not None and sparse_mode >= 5:
-        hint_extra.append(f"sparse_mode {sparse_mode} is not modelled: FLOPs are an upper bound (full mask).")
+    fa, count, steps = _fa_count(call, backward, backward_count, conventions)
     result = finish_operator(title, inputs, count, time_s, peak, calls, peak.dtype if peak else None, missing,
-                             extra_steps=steps, extra_hints=hint_extra, conventions=conventions)
+                             extra_steps=steps, extra_hints=_fa_hints(fa, sparse_mode), conventions=conventions)
     if fa is not None:
         result.extras["attention"] = fa
     return result
+
+
+def _fa_missing(call: _FlashAttentionCall, time_s: float | None, peak: Peak | None) -> list[MissingInput]:
+    """The inputs a FlashAttention MFU needs and was not given, with where to find each.
+
+    Args:
+        call: The call's arguments.
+        time_s: Seconds per call, or ``None``.
+        peak: The peak, or ``None``.
+    """
+    missing: list[MissingInput] = []
+    if call.layout is None:
+        missing.append(MissingInput("layout", WHERE["layout"]))
+    if call.q is None or call.k is None:
+        missing.append(MissingInput("Q/K shapes", WHERE["shapes"]))
+    if call.sparse_mode is None:
+        missing.append(MissingInput("sparse_mode", WHERE["sparse_mode"]))
+    if call.lengths_missing:
+        missing.append(MissingInput("actual_seq_qlen / actual_seq_kvlen", WHERE["actual_seq_qlen"]))
+    return missing + _missing_common(time_s, peak)
+
+
+def _fa_inputs(
+    call: _FlashAttentionCall, backward: bool, time_s: float | None, peak: Peak | None
+) -> list[tuple[str, str]]:
+    """The inputs of a FlashAttention MFU restated for the derivation (``missing`` where not given).
+
+    Args:
+        call: The call's arguments.
+        backward: True for the backward kernel.
+        time_s: Seconds per call, or ``None``.
+        peak: The peak, or ``None``.
+    """
+    inputs = [
+        ("operator", "FlashAttentionScoreGrad (backward)" if backward else "FlashAttentionScore (forward)"),
+        ("input_layout", str(call.layout) if call.layout else "missing"),
+        ("Q", format_shape(call.q) if call.q else "missing"),
+        ("K", format_shape(call.k) if call.k else "missing"),
+        ("V", format_shape(call.v) if call.v else "same as K"),
+    ]
+    if call.heads:
+        inputs.append(("heads (N_q)", str(call.heads)))
+    inputs.append(("sparse_mode", "missing" if call.sparse_mode is None else str(call.sparse_mode)))
+    if call.pre_tokens is not None or call.next_tokens is not None:
+        inputs.append(("pre/next tokens", f"{call.pre_tokens} / {call.next_tokens}"))
+    if call.is_tnd:
+        inputs.append(("actual_seq_qlen", str(list(call.actual_seq_qlen)) if call.actual_seq_qlen else "missing"))
+        inputs.append(("actual_seq_kvlen", str(list(call.actual_seq_kvlen)) if call.actual_seq_kvlen else "missing"))
+    inputs += [("mask convention", str(MaskConvention(call.convention).value)), _time_input(time_s), _peak_input(peak)]
+    return inputs
+
+
+def _fa_count(
+    call: _FlashAttentionCall,
+    backward: bool,
+    backward_count: BackwardCount | str,
+    conventions: list[str],
+) -> tuple[AttentionFlops | None, FlopCount | None, list[str]]:
+    """Count the call's FLOPs when every input is there, explaining the steps.
+
+    Args:
+        call: The call's arguments.
+        backward: True to count the backward kernel (from the forward count).
+        backward_count: Model or executed FLOPs for the backward.
+        conventions: Receives the backward counting convention.
+
+    Returns:
+        ``(forward attention FLOPs, the count MFU uses, derivation steps)``; ``(None, None, [])``
+        when an input is missing.
+
+    Raises:
+        FlopError: When the shapes contradict each other or the layout.
+    """
+    if not call.countable:
+        return None, None, []
+    fa = flash_attention_forward(
+        call.layout, call.q, call.k, call.v, call.heads, call.sparse_mode, call.pre_tokens, call.next_tokens,
+        list(call.actual_seq_qlen) if call.actual_seq_qlen else None,
+        list(call.actual_seq_kvlen) if call.actual_seq_kvlen else None, call.convention,
+    )
+    steps = [_normalised_step(fa.shape), f"count = {fa.mask_explanation}"]
+    if not backward:
+        return fa, fa.count, steps
+    bwd = flash_attention_backward(fa, backward_count)
+    steps.append(f"forward FLOPs = {fa.count.formula} = {fa.count.substituted}")
+    conventions.append(
+        "backward counted as model FLOPs (2 × forward: dV, dP, dQ, dK)"
+        if BackwardCount(backward_count) is BackwardCount.MODEL
+        else "backward counted as executed FLOPs (2 × forward + recomputed QKᵀ): an HFU view, labelled"
+    )
+    return fa, bwd.count, steps
+
+
+def _normalised_step(sh: AttentionShape) -> str:
+    """The derivation step restating the normalised attention dims: (B, N, S, D), or hidden sizes for BSH/SBH."""
+    if sh.heads_q is not None:
+        return (f"normalised to (B, N, S, D): B={sh.batch}, N_q={sh.heads_q}, N_kv={sh.heads_kv}, "
+                f"S_q={sh.seq_q}, S_kv={sh.seq_kv}, D_qk={sh.d_qk}, D_v={sh.d_v}")
+    return (f"normalised: B={sh.batch}, S_q={sh.seq_q}, S_kv={sh.seq_kv}, H_q={sh.h_q}, "
+            f"H_k={sh.h_k}, H_v={sh.h_v} (H = N·D)")
+
+
+def _fa_hints(fa: AttentionFlops | None, sparse_mode: int | None) -> list[str]:
+    """FlashAttention-specific hints: an unaligned or small head dim, an unmodelled sparse mode.
+
+    Args:
+        fa: The forward FLOPs (with the normalised shape), or ``None`` when not counted.
+        sparse_mode: The call's sparse mode, or ``None``.
+    """
+    hints = []
+    d_qk = fa.shape.d_qk if fa is not None else None
+    if d_qk is not None and d_qk % CUBE_ALIGN != 0:
+        hints.append(f"head dim {d_qk} is not a multiple of {CUBE_ALIGN}: cube tiles are padded.")
+    if d_qk is not None and d_qk < 64:
+        hints.append(f"head dim {d_qk} is small: the softmax/vector work per score is relatively large.")
+    if sparse_mode is not None and sparse_mode >= 5:
+        hints.append(f"sparse_mode {sparse_mode} is not modelled: FLOPs are an upper bound (full mask).")
+    return hints
 
 
 # --- aggregates (vectorised; used by the profiler analysis) -------------------------------

@@ -225,52 +225,129 @@ def model_mfu(
                         ("tokens/s", tokens_per_s)):
         if value is None or value <= 0:
             raise FlopError(f"{name} must be positive")
-    dense = 6.0 * params
-    attention = attention_flops_per_token(layers, heads, head_dim, seq, conventions)
-    total = dense + attention
-    peak_total = peak_tflops_per_chip * 1e12 * n_chips
-    mfu_wo = tokens_per_s * dense / peak_total
-    mfu_w = tokens_per_s * total / peak_total
-    hfu = None
-    if remat_flops_per_token is not None:
-        if remat_flops_per_token < 0:
-            raise FlopError("rematerialisation FLOPs per token cannot be negative")
-        hfu = tokens_per_s * (total + remat_flops_per_token) / peak_total
+    f = _PalmFigures.compute(params, layers, heads, head_dim, seq, tokens_per_s, peak_tflops_per_chip, n_chips,
+                             remat_flops_per_token, conventions)
     d = Derivation("Model FLOPs utilization (PaLM app. B)")
-    d.inputs = [
-        ("N (params in 6N)", f"{sig(params, 4)}"),
-        ("L, H, Q, T", f"{layers}, {heads}, {head_dim}, {seq}"),
-        ("observed throughput", f"{short(tokens_per_s)} tokens/s"),
-        ("peak per chip", f"{short(peak_tflops_per_chip)} TFLOP/s ({peak_source})"),
-        ("chips", str(n_chips)),
-    ]
-    if remat_flops_per_token is not None:
-        d.inputs.append(("rematerialisation FLOPs per token", sig(remat_flops_per_token, 4)))
+    d.inputs = _palm_inputs(f, peak_source)
     d.steps.extend(param_lines or [])
-    halved = " / 2 (causal halved)" if conventions.causal_halved else ""
-    d.steps += [
-        f"6·N = 6 × {sig(params, 4)} = {sig(dense, 4)} FLOPs per token",
-        f"attention = 12·L·H·Q·T{halved} = 12 × {layers} × {heads} × {head_dim} × {seq}{halved} = {sig(attention, 4)}",
-        f"flops_per_token = 6N + attention = {sig(total, 4)} ({sig(total / 1e12)} TFLOP per token)",
-        f"peak = P_chip · n = {short(peak_tflops_per_chip)}e12 × {n_chips} = {sig(peak_total, 4)} FLOP/s",
-        f"R = peak / flops_per_token = {sig(peak_total / total, 4)} tokens/s at 100 % MFU",
-        f"MFU without attention = {short(tokens_per_s)} × {sig(dense, 4)} / {sig(peak_total, 4)} = {pct(mfu_wo)}",
-        f"MFU with attention = {short(tokens_per_s)} × {sig(total, 4)} / {sig(peak_total, 4)} = {pct(mfu_w)}",
-    ]
-    if hfu is not None:
-        d.steps.append(
-            f"HFU = {short(tokens_per_s)} × ({sig(total, 4)} + {sig(remat_flops_per_token, 4)}) / {sig(peak_total, 4)}"
-            f" = {pct(hfu)} ({sig((total + remat_flops_per_token) / 1e12)} TFLOP per token incl. recomputation)"
-        )
-    d.results = [
-        ("flops per token", f"{sig(total / 1e12)} TFLOP (attention {sig(attention / 1e12)} TFLOP)"),
-        ("MFU without attention", pct(mfu_wo)),
-        ("MFU with attention", pct(mfu_w)),
-        ("HFU", pct(hfu) if hfu is not None else "n/a (give rematerialisation FLOPs per token)"),
-    ]
-    d.interpretation = interpret(mfu_w)
+    d.steps += _palm_steps(f)
+    d.results = _palm_results(f)
+    d.interpretation = interpret(f.mfu_w)
     d.conventions = conventions.describe()
-    return ModelMfuResult(total, attention, mfu_wo, mfu_w, hfu, tokens_per_s, peak_total, d, d.conventions)
+    return ModelMfuResult(f.total, f.attention, f.mfu_wo, f.mfu_w, f.hfu, tokens_per_s, f.peak_total, d,
+                          d.conventions)
+
+
+@dataclass(frozen=True)
+class _PalmFigures:
+    """The inputs of a model MFU (validated) and the figures PaLM's formulas give for them.
+
+    Attributes:
+        params: N. layers: L. heads: H. head_dim: Q. seq: T.
+        tokens_per_s: Observed throughput.
+        peak_tflops_per_chip: Peak of one chip. n_chips: Chip count.
+        remat_flops_per_token: Recomputation FLOPs per token, or ``None``.
+        conventions: The attention-term switches.
+        dense: 6·N. attention: The attention term. total: FLOPs per token.
+        peak_total: Peak FLOP/s of all chips.
+        mfu_wo: MFU without attention. mfu_w: MFU with attention. hfu: HFU, or ``None``.
+    """
+
+    params: float
+    layers: int
+    heads: int
+    head_dim: int
+    seq: int
+    tokens_per_s: float
+    peak_tflops_per_chip: float
+    n_chips: int
+    remat_flops_per_token: float | None
+    conventions: Conventions
+    dense: float
+    attention: float
+    total: float
+    peak_total: float
+    mfu_wo: float
+    mfu_w: float
+    hfu: float | None
+
+    @classmethod
+    def compute(
+        cls,
+        params: float,
+        layers: int,
+        heads: int,
+        head_dim: int,
+        seq: int,
+        tokens_per_s: float,
+        peak_tflops_per_chip: float,
+        n_chips: int,
+        remat_flops_per_token: float | None,
+        conventions: Conventions,
+    ) -> _PalmFigures:
+        """FLOPs per token, the total peak, MFU with and without attention, and HFU.
+
+        Raises:
+            FlopError: When the rematerialisation FLOPs are negative.
+        """
+        dense = 6.0 * params
+        attention = attention_flops_per_token(layers, heads, head_dim, seq, conventions)
+        total = dense + attention
+        peak_total = peak_tflops_per_chip * 1e12 * n_chips
+        hfu = None
+        if remat_flops_per_token is not None:
+            if remat_flops_per_token < 0:
+                raise FlopError("rematerialisation FLOPs per token cannot be negative")
+            hfu = tokens_per_s * (total + remat_flops_per_token) / peak_total
+        return cls(params, layers, heads, head_dim, seq, tokens_per_s, peak_tflops_per_chip, n_chips,
+                   remat_flops_per_token, conventions, dense, attention, total, peak_total,
+                   tokens_per_s * dense / peak_total, tokens_per_s * total / peak_total, hfu)
+
+
+def _palm_inputs(f: _PalmFigures, peak_source: str) -> list[tuple[str, str]]:
+    """The model MFU's inputs restated for the derivation."""
+    inputs = [
+        ("N (params in 6N)", f"{sig(f.params, 4)}"),
+        ("L, H, Q, T", f"{f.layers}, {f.heads}, {f.head_dim}, {f.seq}"),
+        ("observed throughput", f"{short(f.tokens_per_s)} tokens/s"),
+        ("peak per chip", f"{short(f.peak_tflops_per_chip)} TFLOP/s ({peak_source})"),
+        ("chips", str(f.n_chips)),
+    ]
+    if f.remat_flops_per_token is not None:
+        inputs.append(("rematerialisation FLOPs per token", sig(f.remat_flops_per_token, 4)))
+    return inputs
+
+
+def _palm_steps(f: _PalmFigures) -> list[str]:
+    """The formula steps with the numbers substituted: 6N, attention, FLOPs per token, peak, MFU, HFU."""
+    halved = " / 2 (causal halved)" if f.conventions.causal_halved else ""
+    tokens, peak_total = short(f.tokens_per_s), sig(f.peak_total, 4)
+    steps = [
+        f"6·N = 6 × {sig(f.params, 4)} = {sig(f.dense, 4)} FLOPs per token",
+        f"attention = 12·L·H·Q·T{halved} = 12 × {f.layers} × {f.heads} × {f.head_dim} × {f.seq}{halved} = "
+        f"{sig(f.attention, 4)}",
+        f"flops_per_token = 6N + attention = {sig(f.total, 4)} ({sig(f.total / 1e12)} TFLOP per token)",
+        f"peak = P_chip · n = {short(f.peak_tflops_per_chip)}e12 × {f.n_chips} = {peak_total} FLOP/s",
+        f"R = peak / flops_per_token = {sig(f.peak_total / f.total, 4)} tokens/s at 100 % MFU",
+        f"MFU without attention = {tokens} × {sig(f.dense, 4)} / {peak_total} = {pct(f.mfu_wo)}",
+        f"MFU with attention = {tokens} × {sig(f.total, 4)} / {peak_total} = {pct(f.mfu_w)}",
+    ]
+    if f.hfu is not None:
+        steps.append(
+            f"HFU = {tokens} × ({sig(f.total, 4)} + {sig(f.remat_flops_per_token, 4)}) / {peak_total}"
+            f" = {pct(f.hfu)} ({sig((f.total + f.remat_flops_per_token) / 1e12)} TFLOP per token incl. recomputation)"
+        )
+    return steps
+
+
+def _palm_results(f: _PalmFigures) -> list[tuple[str, str]]:
+    """The results: FLOPs per token, MFU without and with attention, and HFU (or why it is unknown)."""
+    return [
+        ("flops per token", f"{sig(f.total / 1e12)} TFLOP (attention {sig(f.attention / 1e12)} TFLOP)"),
+        ("MFU without attention", pct(f.mfu_wo)),
+        ("MFU with attention", pct(f.mfu_w)),
+        ("HFU", pct(f.hfu) if f.hfu is not None else "n/a (give rematerialisation FLOPs per token)"),
+    ]
 
 
 def palm_remat_flops_per_token(
