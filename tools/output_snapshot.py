@@ -90,7 +90,8 @@ def _run(args: list[str], work: Path, cache: Path) -> str:
     proc = subprocess.run([sys.executable, "-m", "mfu_desktop", *args], capture_output=True, text=True, env=env,
                           cwd=ROOT, check=False)
     text = f"exit {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
-    text = text.replace(str(work), "<WORK>").replace(str(ROOT.parent), "<CHECKOUT_PARENT>")
+    for path, placeholder in ((work, "<WORK>"), (ROOT, "<CHECKOUT>"), (ROOT.parent, "<CHECKOUT_PARENT>")):
+        text = text.replace(str(path), placeholder)
     return _ELAPSED.sub(r"\1<elapsed> s", text)
 
 
