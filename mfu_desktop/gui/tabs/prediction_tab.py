@@ -54,7 +54,7 @@ from mfu_desktop.gui.models.dataframe_model import (
 )
 from mfu_desktop.gui.models.rules_model import RulesModel
 from mfu_desktop.gui.staging import Stager
-from mfu_desktop.gui.tabs.profiler_tab import TableView
+from mfu_desktop.gui.table_view import TableView
 from mfu_desktop.gui.widgets import InfoBar
 from mfu_desktop.gui.workers import JobRunner
 
