@@ -90,12 +90,40 @@ class CalculatorTab(QWidget):
     # --- layout ---------------------------------------------------------------------------
 
     def _build(self) -> None:
+        """The tab: the scrolling input form beside the result cards and the derivation."""
         outer = QHBoxLayout(self)
         splitter = QSplitter(self)
         outer.addWidget(splitter)
+        splitter.addWidget(self._build_inputs())
+        splitter.addWidget(self._build_results())
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([520, 920])
+        self._kind_changed()
 
+    def _build_inputs(self) -> QScrollArea:
+        """The left pane, scrolling: the operator picker, its dimensions form and the peak and time box."""
         form_host = QWidget()
         form_layout = QVBoxLayout(form_host)
+        form_layout.addLayout(self._build_kind_picker())
+        form_layout.addWidget(self._build_forms())
+        form_layout.addWidget(self._build_peak_box())
+        form_layout.addStretch(1)
+        self.chip.currentIndexChanged.connect(self._fill_peak)
+        self.dtype.currentIndexChanged.connect(self._fill_peak)
+        self.peak.textEdited.connect(self._peak_edited)
+        for w in (self.time, self.chips_count):
+            w.textChanged.connect(self.schedule)
+        self.unit.currentIndexChanged.connect(self.schedule)
+        self.calls.valueChanged.connect(self.schedule)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(form_host)
+        scroll.setMinimumWidth(380)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        return scroll
+
+    def _build_kind_picker(self) -> QFormLayout:
+        """The "Operator" row: which calculation the form below is for."""
         self.kind = compact_combo()
         for key, label in zip(KINDS, (self.tr("GEMM (M×K · K×N)"), self.tr("Batched matmul (B × M×K · K×N)"),
                                       self.tr("Linear layer (B,L,D_in) · (D_in,D_out)"), self.tr("Attention QKᵀ"),
@@ -106,8 +134,10 @@ class CalculatorTab(QWidget):
         self.kind.currentIndexChanged.connect(self._kind_changed)
         kind_row = QFormLayout()
         kind_row.addRow(self.tr("Operator"), self.kind)
-        form_layout.addLayout(kind_row)
+        return kind_row
 
+    def _build_forms(self) -> QStackedWidget:
+        """One dimensions form per kind of calculation, stacked (pages as in ``_PAGES``)."""
         self.stack = QStackedWidget()
         self.fields: dict[str, Field] = {}
         self.stack.addWidget(self._form([("m", "int", "M", "4096"), ("n", "int", "N", "1024"),
@@ -123,8 +153,10 @@ class CalculatorTab(QWidget):
         self.stack.addWidget(self._fa_form())
         self.stack.addWidget(self._model_form())
         self.stack.addWidget(self._memory_form())
-        form_layout.addWidget(self.stack)
+        return self.stack
 
+    def _build_peak_box(self) -> QGroupBox:
+        """The "Peak and time" box: chip, dtype, peak or bandwidth, time per call, calls, accelerators."""
         self.peak_box = QGroupBox(self.tr("Peak and time"))
         peak_form = QFormLayout(self.peak_box)
         self.chip = compact_combo()
@@ -176,22 +208,10 @@ class CalculatorTab(QWidget):
         peak_form.addRow(self.calls_label, self.calls)
         self.chips_label = QLabel(self.tr("Accelerators"))
         peak_form.addRow(self.chips_label, self.chips_count)
-        form_layout.addWidget(self.peak_box)
-        form_layout.addStretch(1)
-        self.chip.currentIndexChanged.connect(self._fill_peak)
-        self.dtype.currentIndexChanged.connect(self._fill_peak)
-        self.peak.textEdited.connect(self._peak_edited)
-        for w in (self.time, self.chips_count):
-            w.textChanged.connect(self.schedule)
-        self.unit.currentIndexChanged.connect(self.schedule)
-        self.calls.valueChanged.connect(self.schedule)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(form_host)
-        scroll.setMinimumWidth(380)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        splitter.addWidget(scroll)
+        return self.peak_box
 
+    def _build_results(self) -> QWidget:
+        """The right pane: the result cards, the problems line, the derivation and its copy button."""
         result_host = QWidget()
         result_layout = QVBoxLayout(result_host)
         cards = QHBoxLayout()
@@ -214,10 +234,7 @@ class CalculatorTab(QWidget):
         buttons.addStretch(1)
         buttons.addWidget(self.copy_button)
         result_layout.addLayout(buttons)
-        splitter.addWidget(result_host)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([520, 920])
-        self._kind_changed()
+        return result_host
 
     def _add_fields(self, form: QFormLayout, specs: list[tuple[str, str, str, str]], optional: bool = False) -> None:
         """One validated field per ``(key, kind, label, example)``; the example is the initial value."""

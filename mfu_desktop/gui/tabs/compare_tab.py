@@ -36,7 +36,7 @@ from mfu_desktop.core.store.summaries import is_summary, read_summary
 from mfu_desktop.gui.charts.compare_charts import GroupScatter, PairedBarsChart, WaterfallChart
 from mfu_desktop.gui.core_text import sentences
 from mfu_desktop.gui.models.dataframe_model import ColumnSpec, DataFrameModel, fmt_calls, fmt_number, fmt_pct, fmt_us
-from mfu_desktop.gui.tabs.profiler_tab import TableView
+from mfu_desktop.gui.table_view import TableView
 from mfu_desktop.gui.widgets import Card, InfoBar
 from mfu_desktop.gui.workers import JobRunner
 

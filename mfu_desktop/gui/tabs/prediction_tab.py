@@ -54,7 +54,7 @@ from mfu_desktop.gui.models.dataframe_model import (
 )
 from mfu_desktop.gui.models.rules_model import RulesModel
 from mfu_desktop.gui.staging import Stager
-from mfu_desktop.gui.tabs.profiler_tab import TableView
+from mfu_desktop.gui.table_view import TableView
 from mfu_desktop.gui.widgets import InfoBar
 from mfu_desktop.gui.workers import JobRunner
 
@@ -82,15 +82,54 @@ class PredictionTab(QWidget):
         self._build()
 
     def _build(self) -> None:
+        """The tab: an info bar over the inputs (source, targets, rules) and the results."""
         layout = QVBoxLayout(self)
         self.info = InfoBar()
         layout.addWidget(self.info)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         layout.addWidget(splitter, 1)
+        splitter.addWidget(self._build_inputs())
+        splitter.addWidget(self._build_results())
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([360, 1000])
+        self._build_rerun()
 
+    def _build_inputs(self) -> QWidget:
+        """The left pane: source and basis, the target chips, the editable rules, Predict and Export."""
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self._build_source_box())
+        self.targets = QListWidget()
+        for chip in self.catalog.chips:
+            item = QListWidgetItem(chip.identifier)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if chip.identifier in DEFAULT_TARGETS else Qt.CheckState.Unchecked)
+            item.setToolTip(f"{chip.source} · {chip.confidence}")
+            self.targets.addItem(item)
+        left_layout.addWidget(QLabel(self.tr("Target chips")))
+        left_layout.addWidget(self.targets, 1)
+        self.rules_model = RulesModel(list(DEFAULT_RULES), self)
+        self.rules_view = QTableView()
+        self.rules_view.setModel(self.rules_model)
+        self.rules_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.rules_view.setMinimumHeight(120)
+        left_layout.addWidget(
+            QLabel(self.tr("Architecture rules (editable; every detail row names the rules that touched it)"))
+        )
+        left_layout.addWidget(self.rules_view)
+        buttons = QHBoxLayout()
+        self.run_button = QPushButton(self.tr("Predict"))
+        self.run_button.clicked.connect(self.run)
+        self.export_button = QPushButton(self.tr("Export CSV…"))
+        self.export_button.clicked.connect(self.export_dialog)
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.export_button)
+        left_layout.addLayout(buttons)
+        return left
+
+    def _build_source_box(self) -> QGroupBox:
+        """The "Source and targets" box: source chip, basis and the assumed cpu coefficient, with their notes."""
         box = QGroupBox(self.tr("Source and targets"))
         form = QFormLayout(box)
         self.source = QComboBox()
@@ -121,35 +160,10 @@ class PredictionTab(QWidget):
         form.addRow(self.tr("Basis"), self.basis)
         form.addRow(self.tr("Assumed cpu coefficient"), self.assume_cpu)
         form.addRow("", self.cpu_note)
-        left_layout.addWidget(box)
-        self.targets = QListWidget()
-        for chip in self.catalog.chips:
-            item = QListWidgetItem(chip.identifier)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked if chip.identifier in DEFAULT_TARGETS else Qt.CheckState.Unchecked)
-            item.setToolTip(f"{chip.source} · {chip.confidence}")
-            self.targets.addItem(item)
-        left_layout.addWidget(QLabel(self.tr("Target chips")))
-        left_layout.addWidget(self.targets, 1)
-        self.rules_model = RulesModel(list(DEFAULT_RULES), self)
-        self.rules_view = QTableView()
-        self.rules_view.setModel(self.rules_model)
-        self.rules_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.rules_view.setMinimumHeight(120)
-        left_layout.addWidget(
-            QLabel(self.tr("Architecture rules (editable; every detail row names the rules that touched it)"))
-        )
-        left_layout.addWidget(self.rules_view)
-        buttons = QHBoxLayout()
-        self.run_button = QPushButton(self.tr("Predict"))
-        self.run_button.clicked.connect(self.run)
-        self.export_button = QPushButton(self.tr("Export CSV…"))
-        self.export_button.clicked.connect(self.export_dialog)
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.export_button)
-        left_layout.addLayout(buttons)
-        splitter.addWidget(left)
+        return box
 
+    def _build_results(self) -> QWidget:
+        """The right pane: tabs of the results per chip, the per-kernel detail, and the notes."""
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -161,6 +175,15 @@ class PredictionTab(QWidget):
         self.comm_lines.setWordWrap(True)
         self.comm_lines.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         tabs = QTabWidget()
+        tabs.addTab(self._build_results_page(), self.tr("Results"))
+        tabs.addTab(self._build_detail_page(), self.tr("Per-kernel detail"))
+        tabs.addTab(self._build_notes_page(), self.tr("Assumptions and notes"))
+        right_layout.addWidget(tabs, 1)
+        self.tabs = tabs
+        return right
+
+    def _build_results_page(self) -> QWidget:
+        """The Results page: the table per target chip and the comm lines over the two charts."""
         results = QWidget()
         r_layout = QVBoxLayout(results)
         r_layout.addWidget(self.summary_view, 2)
@@ -171,7 +194,10 @@ class PredictionTab(QWidget):
         charts.addWidget(self.rel_chart, 0, 0)
         charts.addWidget(self.step_chart, 0, 1)
         r_layout.addLayout(charts, 3)
-        tabs.addTab(results, self.tr("Results"))
+        return results
+
+    def _build_detail_page(self) -> QWidget:
+        """The Per-kernel detail page: each kernel's prediction on the chip selected in the results."""
         detail = QWidget()
         d_layout = QVBoxLayout(detail)
         self.detail_label = QLabel(self.tr("Select a chip in the results to see each kernel's prediction."))
@@ -180,7 +206,10 @@ class PredictionTab(QWidget):
         self.detail_view.setModel(self.detail_model)
         d_layout.addWidget(self.detail_label)
         d_layout.addWidget(self.detail_view, 1)
-        tabs.addTab(detail, self.tr("Per-kernel detail"))
+        return detail
+
+    def _build_notes_page(self) -> QWidget:
+        """The Assumptions and notes page: one selectable text at the top."""
         self.notes = QLabel("")
         self.notes.setWordWrap(True)
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -188,14 +217,10 @@ class PredictionTab(QWidget):
         n_layout = QVBoxLayout(notes_host)
         n_layout.addWidget(self.notes)
         n_layout.addStretch(1)
-        tabs.addTab(notes_host, self.tr("Assumptions and notes"))
-        right_layout.addWidget(tabs, 1)
-        self.tabs = tabs
-        splitter.addWidget(right)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([360, 1000])
+        return notes_host
 
-        # Any change of the inputs re-runs the prediction shortly after (coalesced).
+    def _build_rerun(self) -> None:
+        """Any change of the inputs re-runs the prediction shortly after (coalesced); results are shown in steps."""
         self._rerun = QTimer(self)
         self._rerun.setSingleShot(True)
         self._rerun.setInterval(150)

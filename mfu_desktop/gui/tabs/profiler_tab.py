@@ -12,23 +12,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import QCoreApplication, QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QKeySequence
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QFormLayout,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
     QSplitter,
-    QTableView,
     QTabWidget,
     QTextBrowser,
     QTreeView,
@@ -68,6 +65,7 @@ from mfu_desktop.gui.models.dataframe_model import (
 )
 from mfu_desktop.gui.models.rank_tree import ROLE_INDEX, ROLE_KIND, RankTreeModel, short_chip
 from mfu_desktop.gui.staging import Stager
+from mfu_desktop.gui.table_view import TableView  # still importable from this module, as before
 from mfu_desktop.gui.widgets import Card, InfoBar
 from mfu_desktop.gui.workers import JobRunner
 
@@ -78,63 +76,6 @@ VIEW_CHANNEL = "rank-view"
 FULL_CHANNEL = "summary-rank"
 #: Ranks of a cluster summary whose full kernel data is kept in memory at once (least recently used dropped).
 MAX_FULL_RANKS = 4
-
-
-class TableView(QTableView):
-    """A table with sorting, Ctrl+C as tab-separated text and fast fixed-height rows."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setSortingEnabled(True)
-        self.setAlternatingRowColors(True)
-        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.verticalHeader().setDefaultSectionSize(22)
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.horizontalHeader().setDefaultSectionSize(110)
-        self.setWordWrap(False)
-
-    def setModel(self, model) -> None:
-        super().setModel(model)
-        if model is not None:
-            model.modelReset.connect(self.fit_columns)
-
-    def fit_columns(self, max_width: int = 300, sample_rows: int = 40) -> None:
-        """Size columns to the header and the first ``sample_rows`` rows, capped at ``max_width`` px.
-
-        Qt's resizeColumnsToContents asks the model for ~8 roles × 1000 rows × every column,
-        which takes seconds on wide kernel tables; a small sample is enough to size them.
-        """
-        model = self.model()
-        if model is None or model.columnCount() == 0:
-            return
-        metrics = self.fontMetrics()
-        header_metrics = self.horizontalHeader().fontMetrics()
-        rows = min(model.rowCount(), sample_rows)
-        for col in range(model.columnCount()):
-            title = str(model.headerData(col, Qt.Orientation.Horizontal) or "")
-            width = header_metrics.horizontalAdvance(title) + 24
-            for row in range(rows):
-                text = model.data(model.index(row, col))
-                if text:
-                    width = max(width, metrics.horizontalAdvance(str(text)) + 14)
-            self.horizontalHeader().resizeSection(col, min(width, max_width))
-
-    def keyPressEvent(self, event) -> None:
-        if event.matches(QKeySequence.StandardKey.Copy):
-            self.copy_selection()
-            return
-        super().keyPressEvent(event)
-
-    def copy_selection(self) -> str:
-        """Copy the selected cells as TSV; returns the text."""
-        model = self.model()
-        indexes = self.selectionModel().selectedIndexes() if self.selectionModel() else []
-        if not indexes or not isinstance(model, DataFrameModel):
-            return ""
-        text = model.tsv([i.row() for i in indexes], [i.column() for i in indexes])
-        QGuiApplication.clipboard().setText(text)
-        return text
 
 
 def kernel_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
@@ -236,12 +177,33 @@ class ProfilerTab(QWidget):
     # --- layout ---------------------------------------------------------------------------
 
     def _build(self) -> None:
+        """The tab: an info bar over the rank tree and the detail pane, then the detail pane's pages."""
         layout = QVBoxLayout(self)
         self.info = InfoBar()
         layout.addWidget(self.info)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         layout.addWidget(splitter, 1)
+        splitter.addWidget(self._build_tree_pane())
+        splitter.addWidget(self._build_detail_pane())
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([400, 1040])
 
+        charts = self._build_charts()
+        self.tabs.addTab(charts, self.tr("Charts"))
+        kernels = self._build_kernels()
+        self.tabs.addTab(kernels, self.tr("Kernels"))
+        self._prefill: CalculatorPrefill | None = None
+        self.roofline = RooflineChart()
+        self.roofline.kernel_clicked.connect(self.select_kernel)
+        self.tabs.addTab(self.roofline, self.tr("Roofline"))
+        #: Sub-views by name (``mfu-desktop --view NAME``).
+        self.view_pages: dict[str, QWidget] = {"charts": charts, "kernels": kernels, "roofline": self.roofline}
+        self._build_tables()
+        self.view_pages["heat-map"] = self.heat_map
+        self.tabs.addTab(self._build_assumptions(), self.tr("Assumptions"))
+
+    def _build_tree_pane(self) -> QWidget:
+        """The left pane: the drop hint over the tree of loaded ranks."""
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -259,11 +221,21 @@ class ProfilerTab(QWidget):
         self.tree.setUniformRowHeights(True)
         self.tree.selectionModel().currentChanged.connect(self._tree_selected)
         left_layout.addWidget(self.tree, 1)
-        splitter.addWidget(left)
+        return left
 
+    def _build_detail_pane(self) -> QWidget:
+        """The right pane: the header, the summary cards and the (still empty) sub-view tabs."""
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addLayout(self._build_header())
+        right_layout.addLayout(self._build_cards())
+        self.tabs = QTabWidget()
+        right_layout.addWidget(self.tabs, 1)
+        return right
+
+    def _build_header(self) -> QHBoxLayout:
+        """The title row: the name of what is shown and "Copy path" for its full path."""
         self.title = QLabel("")
         self.title.setStyleSheet("font-size: 11pt; font-weight: 600;")
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)  # long paths never resize
@@ -276,7 +248,10 @@ class ProfilerTab(QWidget):
         title_row = QHBoxLayout()
         title_row.addWidget(self.title, 1)
         title_row.addWidget(self.copy_path)
-        right_layout.addLayout(title_row)
+        return title_row
+
+    def _build_cards(self) -> QGridLayout:
+        """The five summary cards in one row."""
         cards = QGridLayout()
         self.card_ops = Card(self.tr("Operator MFU (算子达成率)"))
         self.card_step = Card(self.tr("End-to-end step MFU"))
@@ -285,14 +260,10 @@ class ProfilerTab(QWidget):
         self.card_chip = Card(self.tr("Chip and peak"))
         for i, card in enumerate((self.card_ops, self.card_step, self.card_cube, self.card_tier, self.card_chip)):
             cards.addWidget(card, 0, i)
-        right_layout.addLayout(cards)
-        self.tabs = QTabWidget()
-        right_layout.addWidget(self.tabs, 1)
-        splitter.addWidget(right)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([400, 1040])
+        return cards
 
-        # Charts
+    def _build_charts(self) -> QWidget:
+        """The Charts page: hot operators (with their ordering) beside the MFU scatter and the step breakdown."""
         charts = QWidget()
         grid = QGridLayout(charts)
         self.hot_mode = QComboBox()
@@ -309,11 +280,26 @@ class ProfilerTab(QWidget):
         grid.addWidget(self.steps_chart, 2, 1)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
-        self.tabs.addTab(charts, self.tr("Charts"))
+        return charts
 
-        # Kernels
+    def _build_kernels(self) -> QWidget:
+        """The Kernels page: the filters over the kernel table and the selected kernel's derivation."""
         kernels = QWidget()
         k_layout = QVBoxLayout(kernels)
+        k_layout.addLayout(self._build_kernel_filters())
+        k_split = QSplitter(Qt.Orientation.Vertical)
+        self.kernel_model = DataFrameModel(parent=self)
+        self.kernel_view = TableView()
+        self.kernel_view.setModel(self.kernel_model)
+        self.kernel_view.selectionModel().currentRowChanged.connect(self._kernel_selected)
+        k_split.addWidget(self.kernel_view)
+        k_split.addWidget(self._build_kernel_explain())
+        k_split.setSizes([500, 220])
+        k_layout.addWidget(k_split)
+        return kernels
+
+    def _build_kernel_filters(self) -> QHBoxLayout:
+        """The filter row of the kernel table (type, name, status, class) and its row count."""
         filters = QHBoxLayout()
         self.filter_type = QLineEdit()
         self.filter_type.setPlaceholderText(self.tr("type contains…"))
@@ -335,13 +321,10 @@ class ProfilerTab(QWidget):
             filters.addWidget(w)
         self.kernel_count = QLabel("")
         filters.addWidget(self.kernel_count)
-        k_layout.addLayout(filters)
-        k_split = QSplitter(Qt.Orientation.Vertical)
-        self.kernel_model = DataFrameModel(parent=self)
-        self.kernel_view = TableView()
-        self.kernel_view.setModel(self.kernel_model)
-        self.kernel_view.selectionModel().currentRowChanged.connect(self._kernel_selected)
-        k_split.addWidget(self.kernel_view)
+        return filters
+
+    def _build_kernel_explain(self) -> QWidget:
+        """Under the kernel table: the selected kernel's derivation and "Open in calculator"."""
         explain = QWidget()
         e_layout = QVBoxLayout(explain)
         e_layout.setContentsMargins(0, 0, 0, 0)
@@ -354,20 +337,10 @@ class ProfilerTab(QWidget):
         row.addStretch(1)
         row.addWidget(self.calc_button)
         e_layout.addLayout(row)
-        k_split.addWidget(explain)
-        k_split.setSizes([500, 220])
-        k_layout.addWidget(k_split)
-        self.tabs.addTab(kernels, self.tr("Kernels"))
-        self._prefill: CalculatorPrefill | None = None
+        return explain
 
-        # Roofline
-        self.roofline = RooflineChart()
-        self.roofline.kernel_clicked.connect(self.select_kernel)
-        self.tabs.addTab(self.roofline, self.tr("Roofline"))
-        #: Sub-views by name (``mfu-desktop --view NAME``).
-        self.view_pages: dict[str, QWidget] = {"charts": charts, "kernels": kernels, "roofline": self.roofline}
-
-        # Aggregate tables
+    def _build_tables(self) -> None:
+        """The aggregate table pages (by type, by shape, exclusions, steps, ranks) and the rank heat map."""
         self.type_model, self.shape_model, self.excl_model, self.steps_model, self.ranks_model = (
             DataFrameModel(parent=self) for _ in range(5)
         )
@@ -384,11 +357,24 @@ class ProfilerTab(QWidget):
         self.heat_map = RankHeatMap()
         self.heat_map.rank_clicked.connect(self.select_rank)
         self.tabs.addTab(self.heat_map, self.tr("Heat map"))
-        self.view_pages["heat-map"] = self.heat_map
 
-        # Assumptions and warnings
+    def _build_assumptions(self) -> QWidget:
+        """The Assumptions page: the assumption pickers, each rank's chip, then warnings and notes."""
         assumptions = QWidget()
         a_layout = QVBoxLayout(assumptions)
+        a_layout.addWidget(self._build_assumption_form())
+        self.rank_chips = QLabel("")
+        self.rank_chips.setWordWrap(True)
+        self.rank_chips.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        a_layout.addWidget(self.rank_chips)
+        self.warnings = QPlainTextEdit()
+        self.warnings.setReadOnly(True)
+        a_layout.addWidget(QLabel(self.tr("Warnings, capture configuration and conventions")))
+        a_layout.addWidget(self.warnings, 1)
+        return assumptions
+
+    def _build_assumption_form(self) -> QGroupBox:
+        """Chip, FlashAttention and mask conventions, HF32: changing any of them reloads in the background."""
         box = QGroupBox(self.tr("Assumptions (changing one recomputes in the background)"))
         form = QFormLayout(box)
         self.chip_choice = QComboBox()
@@ -422,16 +408,7 @@ class ProfilerTab(QWidget):
         for combo in (self.chip_choice, self.fa_mode, self.fa_layout, self.fa_backward, self.convention):
             combo.currentIndexChanged.connect(self.reload)
         self.hf32.toggled.connect(self.reload)
-        a_layout.addWidget(box)
-        self.rank_chips = QLabel("")
-        self.rank_chips.setWordWrap(True)
-        self.rank_chips.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        a_layout.addWidget(self.rank_chips)
-        self.warnings = QPlainTextEdit()
-        self.warnings.setReadOnly(True)
-        a_layout.addWidget(QLabel(self.tr("Warnings, capture configuration and conventions")))
-        a_layout.addWidget(self.warnings, 1)
-        self.tabs.addTab(assumptions, self.tr("Assumptions"))
+        return box
 
     def show_view(self, name: str) -> bool:
         """Bring a sub-view to the front by name (charts, kernels, roofline, heat-map); False when unknown."""
