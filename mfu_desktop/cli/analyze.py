@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mfu_desktop.cli.common import EXIT_NOTHING, EXIT_OK, EXIT_USAGE
 from mfu_desktop.cli.profile_options import (
@@ -27,6 +27,10 @@ from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
 from mfu_desktop.core.cluster import documents as summary
 from mfu_desktop.core.numbers import calls, pct, sig
 from mfu_desktop.core.report.json_contract import stamped
+
+if TYPE_CHECKING:
+    from mfu_desktop.core.analysis.options import AnalysisOptions
+    from mfu_desktop.core.cluster.folder import FolderAnalysis
 
 
 def _range(value: float | None, span: tuple[float, float] | None) -> str:
@@ -182,21 +186,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     except NoPath as exc:
         print(f"mfu analyze: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    from mfu_desktop.core.store.summaries import SummaryError, is_summary, read_summary
+    from mfu_desktop.core.store.summaries import is_summary
 
     if any(is_summary(p) for p in paths):
-        if len(paths) > 1 or args.export:
-            print("mfu analyze: error: a summary folder is analysed alone (no other PATH, no --export: its "
-                  "kernels stay where the ranks are)", file=sys.stderr)
-            return EXIT_USAGE
-        try:
-            folder = read_summary(paths[0]).folder_document()
-        except SummaryError as exc:
-            print(f"mfu analyze: error: {exc}", file=sys.stderr)
-            return EXIT_NOTHING
-        if not folder["ranks"]:
-            return nothing_analysed("analyze", folder["warnings"])
-        return _show(folder, args)
+        return _analyze_summary(paths, args)
     catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
     for problem in catalog.problems:
         print(f"warning: {problem}", file=sys.stderr)
@@ -206,6 +199,37 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         folder = cached_folder_document(paths, options, catalog)
         if folder is not None:
             return _show(folder, args)
+    return _analyze_profiles(paths, options, catalog, args)
+
+
+def _analyze_summary(paths: list[Path], args: argparse.Namespace) -> int:
+    """Show a summary folder (alone: no other path, no export), read back from its documents."""
+    from mfu_desktop.core.store.summaries import SummaryError, read_summary
+
+    if len(paths) > 1 or args.export:
+        print("mfu analyze: error: a summary folder is analysed alone (no other PATH, no --export: its "
+              "kernels stay where the ranks are)", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        folder = read_summary(paths[0]).folder_document()
+    except SummaryError as exc:
+        print(f"mfu analyze: error: {exc}", file=sys.stderr)
+        return EXIT_NOTHING
+    if not folder["ranks"]:
+        return nothing_analysed("analyze", folder["warnings"])
+    return _show(folder, args)
+
+
+def _analyze_profiles(paths: list[Path], options: AnalysisOptions, catalog: ChipCatalog,
+                      args: argparse.Namespace) -> int:
+    """Analyse the profiles (the heavy path), export them when asked, and show the result.
+
+    Args:
+        paths: The profiler folders or files.
+        options: The analysis options.
+        catalog: The chip catalog.
+        args: The parsed ``mfu analyze`` arguments.
+    """
     from mfu_desktop.core.pipeline.analyze import analyze_paths
 
     progress = ConsoleProgress(sys.stderr.isatty() and not args.json)
@@ -221,18 +245,24 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(stamped(summary.analysis_json(folder)), ensure_ascii=False))
         return nothing_analysed("analyze", result.warnings)
-    if args.export:
-        from mfu_desktop.core.report.analysis_export import export_analysis
-        from mfu_desktop.core.writing import ExportError
-
-        try:
-            written = export_analysis(result, args.export, formats=("csv", "parquet"))
-            if not args.json:
-                print(f"exported {len(written)} files to {args.export}")
-        except ExportError as exc:
-            print(f"mfu analyze: error: argument --export: {exc}", file=sys.stderr)
-            return EXIT_USAGE
+    if args.export and (code := _export(result, args)) is not None:
+        return code
     return _show(folder, args)
+
+
+def _export(result: FolderAnalysis, args: argparse.Namespace) -> int | None:
+    """Write the annotated kernels and aggregates to ``--export``; :data:`EXIT_USAGE` (printed) when it cannot."""
+    from mfu_desktop.core.report.analysis_export import export_analysis
+    from mfu_desktop.core.writing import ExportError
+
+    try:
+        written = export_analysis(result, args.export, formats=("csv", "parquet"))
+        if not args.json:
+            print(f"exported {len(written)} files to {args.export}")
+    except ExportError as exc:
+        print(f"mfu analyze: error: argument --export: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return None
 
 
 def _show(folder: dict[str, Any], args: argparse.Namespace) -> int:

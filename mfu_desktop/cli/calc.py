@@ -109,7 +109,15 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     calc = sub.add_parser("calc", help="MFU of one operator")
     SUBPARSERS["calc"] = calc
     calc_sub = calc.add_subparsers(dest="kind", metavar="KIND", parser_class=Parser, title="operator kinds")
+    _add_gemm(calc_sub)
+    _add_linear(calc_sub)
+    _add_qk(calc_sub)
+    _add_fa(calc_sub)
+    _add_memory(calc_sub)
 
+
+def _add_gemm(calc_sub: argparse._SubParsersAction) -> None:
+    """``mfu calc gemm``: M, N, K and the batch count."""
     gemm = calc_sub.add_parser("gemm", help="GEMM / batched matmul: 2·B·M·N·K")
     gemm.add_argument("--m", type=positive_int, help="M (rows of A and of the output)")
     gemm.add_argument("--n", type=positive_int, help="N (columns of B and of the output)")
@@ -118,6 +126,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     add_common_calc_args(gemm)
     gemm.set_defaults(func=cmd_calc_gemm)
 
+
+def _add_linear(calc_sub: argparse._SubParsersAction) -> None:
+    """``mfu calc linear``: batch, sequence length and the layer's input and output widths."""
     linear = calc_sub.add_parser("linear", help="linear layer (B,L,D_in)·(D_in,D_out)")
     linear.add_argument("--batch", type=positive_int, required=True)
     linear.add_argument("--seq", type=positive_int, required=True)
@@ -126,6 +137,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     add_common_calc_args(linear)
     linear.set_defaults(func=cmd_calc_linear)
 
+
+def _add_qk(calc_sub: argparse._SubParsersAction) -> None:
+    """``mfu calc qk``: batch, heads, query and key lengths and the head dimension."""
     qk = calc_sub.add_parser("qk", help="attention QKᵀ, Q=(B,H,Lq,Dh), K=(B,H,Lk,Dh)")
     qk.add_argument("--batch", type=positive_int, required=True)
     qk.add_argument("--heads", type=positive_int, required=True)
@@ -135,6 +149,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     add_common_calc_args(qk)
     qk.set_defaults(func=cmd_calc_qk)
 
+
+def _add_fa(calc_sub: argparse._SubParsersAction) -> None:
+    """``mfu calc fa``: layout, shapes, mask, varlen lengths and the backward conventions."""
     fa = calc_sub.add_parser("fa", help="FlashAttention forward/backward (all layouts, masks, varlen)")
     fa.add_argument("--layout", type=str.upper, choices=[x.value for x in Layout], help="input_layout")
     fa.add_argument("--q-shape", type=shape_arg, help="query shape, e.g. 2,4096,32,128")
@@ -155,6 +172,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     add_common_calc_args(fa)
     fa.set_defaults(func=cmd_calc_fa)
 
+
+def _add_memory(calc_sub: argparse._SubParsersAction) -> None:
+    """``mfu calc memory``: shapes, dtypes, operator type, time and the bandwidth (a chip or GB/s)."""
     memory = calc_sub.add_parser("memory", help="memory-bound operator: minimum bytes, GB/s, bandwidth utilisation")
     memory.add_argument("--inputs", required=True, help='input shapes as the profiler writes them: "4096,4096;4096"')
     memory.add_argument("--input-dtypes", required=True, help='one per input: "bf16;bf16" (or DT_BF16, FLOAT …)')

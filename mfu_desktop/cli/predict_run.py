@@ -7,6 +7,7 @@ import json
 import sys
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mfu_desktop.cli.common import EXIT_OK, EXIT_USAGE
 from mfu_desktop.cli.profile_options import NoPath, nothing_analysed, profile_paths
@@ -25,6 +26,9 @@ from mfu_desktop.core.predict.rules import DEFAULT_RULES, rules_from_csv, with_r
 from mfu_desktop.core.report.json_contract import stamped
 from mfu_desktop.core.report.prediction_rows import console_table, prediction_json, target_lines, write_outputs
 from mfu_desktop.core.writing import ExportError, forbid_inside
+
+if TYPE_CHECKING:
+    from mfu_desktop.core.store.summaries import Summary
 
 
 class _Usage(Exception):
@@ -143,58 +147,96 @@ def cmd_predict(args: argparse.Namespace) -> int:
     for problem in catalog.problems:
         print(f"warning: {problem}", file=sys.stderr)
     try:
-        rules, rule_problems = _rules(args)
-        for problem in rule_problems:
-            print(f"warning: {problem}", file=sys.stderr)
-        try:
-            paths = profile_paths(args, [args.path] if args.path else [])
-        except NoPath as exc:
-            raise _Usage(str(exc)) from None
-        summary = _summary(paths)
-        result = None if summary is not None else _load(args, paths, catalog)
-        inputs, detected = summary_inputs(summary.documents) if summary is not None else (rank_inputs(result), None)
-        if not inputs:
-            raise _Usage(f"{paths[0]}: no summarised rank carries the prediction's inputs (summarise it again)")
-        try:
-            source, why = choose_source(catalog, args.source, result, detected)
-        except UnknownChipError as exc:
-            raise _Usage(f"argument --source: {exc}") from None
-        if args.calibrate:
-            if result is None:
-                raise _Usage("argument --calibrate: calibration needs the profiles, not a summary")
-            return _run_calibration(args, result, source, rules, catalog)
-        names = [n.strip() for n in (args.targets or "").split(",") if n.strip()]
-        try:
-            targets = list(catalog.chips) if names == ["all"] else resolve_targets(catalog, names)
-        except UnknownChipError as exc:
-            raise _Usage(f"argument --targets: {exc}") from None
-        if args.out:
-            try:
-                forbid_inside(args.out, paths)
-            except ExportError as exc:
-                raise _Usage(f"argument --out: {exc}") from None
-        prediction = predict(inputs, source, targets, rules, args.assume_cpu, keep_details=bool(args.out),
-                             basis=_basis(args))
-        if summary is not None:
-            prediction.warnings[0:0] = [*summary.folder_document()["warnings"],
-                                        *(["per-kernel detail needs the profiles: a summary carries kernel groups "
-                                           "only (kernel_prediction_detail is empty)"] if args.out else [])]
-        else:
-            prediction.warnings[0:0] = result.warnings
-        if args.out:
-            try:
-                written = write_outputs(prediction, args.out, args.format)
-            except ExportError as exc:
-                raise _Usage(f"argument --out: {exc}") from None
-            if not args.json:
-                print("wrote " + ", ".join(str(p) for p in written))
-        if args.json:
-            print(json.dumps(prediction_json(prediction), ensure_ascii=False))
-        else:
-            _print_prediction(prediction, why, args.lang)
-        return EXIT_OK
+        return _run_prediction(args, catalog)
     except _Nothing as exc:
         return nothing_analysed("predict", exc.result.warnings)
     except _Usage as exc:
         print(f"mfu predict: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _run_prediction(args: argparse.Namespace, catalog: ChipCatalog) -> int:
+    """Predict the profile (or summary) on the targets, or calibrate on ``--calibrate``; print and write the result.
+
+    Raises:
+        _Usage: On a bad argument (the message names it).
+        _Nothing: When no rank could be analysed.
+    """
+    rules, rule_problems = _rules(args)
+    for problem in rule_problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    try:
+        paths = profile_paths(args, [args.path] if args.path else [])
+    except NoPath as exc:
+        raise _Usage(str(exc)) from None
+    summary = _summary(paths)
+    result = None if summary is not None else _load(args, paths, catalog)
+    inputs, detected = summary_inputs(summary.documents) if summary is not None else (rank_inputs(result), None)
+    if not inputs:
+        raise _Usage(f"{paths[0]}: no summarised rank carries the prediction's inputs (summarise it again)")
+    try:
+        source, why = choose_source(catalog, args.source, result, detected)
+    except UnknownChipError as exc:
+        raise _Usage(f"argument --source: {exc}") from None
+    if args.calibrate:
+        if result is None:
+            raise _Usage("argument --calibrate: calibration needs the profiles, not a summary")
+        return _run_calibration(args, result, source, rules, catalog)
+    targets = _targets(catalog, args.targets)
+    if args.out:
+        try:
+            forbid_inside(args.out, paths)
+        except ExportError as exc:
+            raise _Usage(f"argument --out: {exc}") from None
+    prediction = predict(inputs, source, targets, rules, args.assume_cpu, keep_details=bool(args.out),
+                         basis=_basis(args))
+    prediction.warnings[0:0] = _analysis_warnings(summary, result, bool(args.out))
+    if args.out:
+        _write_prediction(prediction, args)
+    if args.json:
+        print(json.dumps(prediction_json(prediction), ensure_ascii=False))
+    else:
+        _print_prediction(prediction, why, args.lang)
+    return EXIT_OK
+
+
+def _targets(catalog: ChipCatalog, text: str | None) -> list[Chip]:
+    """The chips ``--targets`` names (comma-separated; ``all``: every catalog row; none: the defaults).
+
+    Raises:
+        _Usage: When a name matches no catalog row.
+    """
+    names = [n.strip() for n in (text or "").split(",") if n.strip()]
+    try:
+        return list(catalog.chips) if names == ["all"] else resolve_targets(catalog, names)
+    except UnknownChipError as exc:
+        raise _Usage(f"argument --targets: {exc}") from None
+
+
+def _analysis_warnings(summary: Summary | None, result: FolderAnalysis | None, detail: bool) -> list[str]:
+    """The warnings of what was predicted from, listed before the prediction's own.
+
+    Args:
+        summary: The cluster summary predicted from, or ``None``.
+        result: The analysis predicted from (when not a summary).
+        detail: Whether the per-kernel detail was asked for (a summary has none).
+    """
+    if summary is None:
+        return result.warnings
+    return [*summary.folder_document()["warnings"],
+            *(["per-kernel detail needs the profiles: a summary carries kernel groups "
+               "only (kernel_prediction_detail is empty)"] if detail else [])]
+
+
+def _write_prediction(prediction: Prediction, args: argparse.Namespace) -> None:
+    """Write the prediction's files to ``--out`` (and say so, unless ``--json``).
+
+    Raises:
+        _Usage: When they cannot be written.
+    """
+    try:
+        written = write_outputs(prediction, args.out, args.format)
+    except ExportError as exc:
+        raise _Usage(f"argument --out: {exc}") from None
+    if not args.json:
+        print("wrote " + ", ".join(str(p) for p in written))

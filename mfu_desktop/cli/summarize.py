@@ -6,10 +6,15 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mfu_desktop.cli.common import EXIT_CANCELLED, EXIT_NOTHING, EXIT_OK, EXIT_USAGE
 from mfu_desktop.cli.profile_options import add_analysis_options
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
+
+if TYPE_CHECKING:
+    from mfu_desktop.core.analysis.options import AnalysisOptions
+    from mfu_desktop.core.pipeline.summarize import Runner, SummarizeResult
 
 
 def add_command(sub: argparse._SubParsersAction) -> None:
@@ -30,8 +35,33 @@ def add_command(sub: argparse._SubParsersAction) -> None:
 def cmd_summarize(args: argparse.Namespace) -> int:
     """Run ``mfu summarize``."""
     from mfu_desktop.cli.profile_options import analysis_options
-    from mfu_desktop.core.pipeline.summarize import MissingExtra, make_runner, summarize
 
+    if (code := _check_destination(args)) is not None:
+        return code
+    options = analysis_options(args)
+    catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
+    try:
+        if options.chip:
+            catalog.find(options.chip)
+    except UnknownChipError as exc:
+        print(f"mfu summarize: error: argument --chip: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    runner = _runner(args)
+    if isinstance(runner, int):
+        return runner
+    started = time.perf_counter()
+    result = _run_summary(args, options, catalog, runner)
+    if isinstance(result, int):
+        return result
+    return _report(args, result, time.perf_counter() - started)
+
+
+def _check_destination(args: argparse.Namespace) -> int | None:
+    """Refuse a worker count below 1 and a summary folder inside a profiler folder.
+
+    Returns:
+        :data:`EXIT_USAGE` after printing the error, ``None`` when the arguments are fine.
+    """
     if args.workers is not None and args.workers < 1:
         print("mfu summarize: error: argument --workers: must be at least 1", file=sys.stderr)
         return EXIT_USAGE
@@ -42,24 +72,33 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     except ExportError as exc:
         print(f"mfu summarize: error: argument --out: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    options = analysis_options(args)
-    catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
+    return None
+
+
+def _runner(args: argparse.Namespace) -> Runner | int:
+    """The executor ``--scheduler`` / ``--workers`` ask for, or :data:`EXIT_USAGE` (printed) when it cannot start."""
+    from mfu_desktop.core.pipeline.summarize import MissingExtra, make_runner
+
     try:
-        if options.chip:
-            catalog.find(options.chip)
-    except UnknownChipError as exc:
-        print(f"mfu summarize: error: argument --chip: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        runner = make_runner(args.scheduler, args.workers)
+        return make_runner(args.scheduler, args.workers)
     except MissingExtra as exc:
         print(f"mfu summarize: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:  # the scheduler cannot be reached
         print(f"mfu summarize: error: argument --scheduler: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _run_summary(args: argparse.Namespace, options: AnalysisOptions, catalog: ChipCatalog,
+                 runner: Runner) -> SummarizeResult | int:
+    """Summarise the ranks with a progress line on a terminal; the runner is closed whatever happens.
+
+    Returns:
+        The result, or :data:`EXIT_USAGE` (printed) when the summary folder cannot be written.
+    """
+    from mfu_desktop.core.pipeline.summarize import summarize
+
     tty = sys.stderr.isatty()
-    started = time.perf_counter()
 
     def progress(done: int, failed: int, total: int) -> None:
         if tty:
@@ -74,7 +113,11 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         runner.close()
     if tty:
         print(file=sys.stderr)
-    elapsed = time.perf_counter() - started
+    return result
+
+
+def _report(args: argparse.Namespace, result: SummarizeResult, elapsed: float) -> int:
+    """Print what was summarised, reused and not, and where the summary is; the exit code says how it went."""
     if not result.ranks:
         print(f"mfu summarize: error: no profiler ranks found in {', '.join(str(p) for p in args.paths)}",
               file=sys.stderr)

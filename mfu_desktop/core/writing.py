@@ -38,21 +38,53 @@ def neutralize(frame: pd.DataFrame) -> pd.DataFrame:
     for col in out.columns:
         series = out[col]
         if isinstance(series.dtype, pd.CategoricalDtype):
-            cats = series.cat.categories
-            if cats.dtype == object or pd.api.types.is_string_dtype(cats.dtype):
-                fixed = [("'" + c) if isinstance(c, str) and c.startswith(FORMULA_PREFIXES) else c for c in cats]
-                if fixed != list(cats):
-                    out[col] = series.cat.rename_categories(dict(zip(cats, fixed)))
-        elif series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
-            values = series.to_numpy(dtype=object)
-            mask = np.array([isinstance(v, str) and v.startswith(FORMULA_PREFIXES) for v in values], dtype=bool)
-            if mask.any():
-                values = values.copy()
-                values[mask] = np.array(["'" + v for v in values[mask]], dtype=object)
-                out[col] = values
-    if any(isinstance(c, str) and c.startswith(FORMULA_PREFIXES) for c in out.columns):
-        out.columns = [("'" + c) if isinstance(c, str) and c.startswith(FORMULA_PREFIXES) else c for c in out.columns]
+            fixed = _neutral_categories(series)
+        elif _is_text(series):
+            fixed = _neutral_text(series)
+        else:
+            fixed = None
+        if fixed is not None:
+            out[col] = fixed
+    if any(_is_formula(c) for c in out.columns):
+        out.columns = [_escaped(c) for c in out.columns]
     return out
+
+
+def _is_formula(value: object) -> bool:
+    """Whether a value is text a spreadsheet would read as a formula."""
+    return isinstance(value, str) and value.startswith(FORMULA_PREFIXES)
+
+
+def _escaped(value: object) -> object:
+    """The value with ``'`` in front when it reads as a formula, else unchanged."""
+    return ("'" + value) if _is_formula(value) else value
+
+
+def _is_text(values: pd.Series | pd.Index) -> bool:
+    """Whether a column (or a categorical's categories) holds text: object or a string dtype."""
+    return values.dtype == object or pd.api.types.is_string_dtype(values.dtype)
+
+
+def _neutral_categories(series: pd.Series) -> pd.Series | None:
+    """A categorical column with its formula-like text categories escaped, or ``None`` when none is."""
+    cats = series.cat.categories
+    if not _is_text(cats):
+        return None
+    fixed = [_escaped(c) for c in cats]
+    if fixed == list(cats):
+        return None
+    return series.cat.rename_categories(dict(zip(cats, fixed)))
+
+
+def _neutral_text(series: pd.Series) -> np.ndarray | None:
+    """A text column's values with the formula-like cells escaped, or ``None`` when none is."""
+    values = series.to_numpy(dtype=object)
+    mask = np.array([_is_formula(v) for v in values], dtype=bool)
+    if not mask.any():
+        return None
+    values = values.copy()
+    values[mask] = np.array(["'" + v for v in values[mask]], dtype=object)
+    return values
 
 
 def forbid_inside(target: Path, roots: Iterable[Path]) -> None:

@@ -144,10 +144,39 @@ def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: boo
     derived from it into means per step; ``bw_gbs`` (the chip's HBM bandwidth) turns bytes per
     second into bandwidth utilisation.
     """
-    n = len(annotated)
-    if n == 0:
+    if len(annotated) == 0:
         return pd.DataFrame()
-    key_codes: list[np.ndarray] = []
+    labels = _fine_labels(annotated)
+    key_codes = [labels[name][0] for name in ("type", "name", C.INPUT_SHAPES, "klass", "status", "reason")
+                 if name in labels]
+    key_codes.append(annotated["shape_group"].to_numpy())
+    ids, first = group_ids(key_codes)
+    g = len(first)
+    dur = annotated[C.DURATION_US].to_numpy(dtype=np.float64)
+    out = _fine_label_columns(labels, first)
+    _counted_sums(annotated, options, confirmed, ids, first, dur, out)
+    _mfu_and_lost_sums(annotated, ids, g, dur, out)
+    _roofline_sums(annotated, ids, g, dur, out)
+    _cube_utilization_sums(annotated, ids, g, dur, out)
+    out.attrs["total_time_us"] = float(np.nansum(dur))
+    out.attrs["steps"] = max(int(steps), 1)
+    out.attrs["bw_gbs"] = bw_gbs
+    return out
+
+
+def _fine_labels(annotated: pd.DataFrame) -> dict[str, tuple[np.ndarray, pd.Index]]:
+    """Codes and categories of every text column of the fine table, in its column order.
+
+    The kernel name is kept only for kernels whose type is missing or "N/A" (Level0), where it
+    stands in for the type.
+
+    Args:
+        annotated: The annotated kernel frame.
+
+    Returns:
+        Column name → (code per kernel, categories).
+    """
+    n = len(annotated)
     labels: dict[str, tuple[np.ndarray, pd.Index]] = {}
     if C.OP_TYPE in annotated.columns:
         t_codes, t_cats = codes_of(annotated[C.OP_TYPE])
@@ -166,21 +195,35 @@ def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: boo
             labels[col] = codes_of(annotated[col])
     for col in ("dtype", "klass", "status", "reason", "assumption", "confidence"):
         labels[col] = codes_of(annotated[col])
-    shape_group = annotated["shape_group"].to_numpy()
-    for name in ("type", "name", C.INPUT_SHAPES, "klass", "status", "reason"):
-        if name in labels:
-            key_codes.append(labels[name][0])
-    key_codes.append(shape_group)
-    ids, first = group_ids(key_codes)
-    g = len(first)
-    dur = annotated[C.DURATION_US].to_numpy(dtype=np.float64)
-    use = counted_mask(annotated, options)
-    flops = annotated["flops"].to_numpy(dtype=np.float64)
+    return labels
+
+
+def _fine_label_columns(labels: dict[str, tuple[np.ndarray, pd.Index]], first: np.ndarray) -> pd.DataFrame:
+    """The fine table's text columns, one row per group (its first kernel's labels), and the display type."""
     out = pd.DataFrame({name: _labels(codes, cats, first) for name, (codes, cats) in labels.items()})
     if "name" not in out:
         out["name"] = ""
     out["display_type"] = np.where(out["name"] != "", out["name"], np.where(out["type"] == "", "N/A", out["type"]))
     out["type"] = np.where(out["type"] == "", "N/A", out["type"])
+    return out
+
+
+def _counted_sums(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: bool, ids: np.ndarray,
+                  first: np.ndarray, dur: np.ndarray, out: pd.DataFrame) -> None:
+    """Per group: kernel count and time, counted kernels' count, time and FLOPs, and their ideal times.
+
+    Args:
+        annotated: The annotated kernel frame.
+        options: Which kernels count (:func:`~mfu_desktop.core.analysis.annotate.counted_mask`).
+        confirmed: Whether the chip is confirmed (one peak, else a range).
+        ids: Group id per kernel.
+        first: Position of each group's first kernel.
+        dur: Duration per kernel (µs).
+        out: The fine table, filled in place.
+    """
+    g = len(first)
+    use = counted_mask(annotated, options)
+    flops = annotated["flops"].to_numpy(dtype=np.float64)
     out["count"] = counts(ids, g)
     out["time_us"] = sums(ids, g, dur)
     out["counted"] = counts(ids[use], g)
@@ -190,27 +233,29 @@ def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: boo
     ids_use = ids[use]
     for key, values in ideal_us(annotated, use, confirmed).items():
         out[f"ideal_{key}"] = sums(ids_use, g, values[use])
-    del ids_use
+
+
+def _mfu_and_lost_sums(annotated: pd.DataFrame, ids: np.ndarray, g: int, dur: np.ndarray, out: pd.DataFrame) -> None:
+    """Per group: time and ideal time of the kernels with an MFU, and the lost time of those with one."""
     mfu = annotated["mfu"].to_numpy()
     finite = np.isfinite(mfu)
     out["mfu_time_us"] = sums(ids[finite], g, dur[finite])
     out["mfu_ideal_us"] = sums(ids[finite], g, mfu[finite] * dur[finite])
-    del mfu, finite
     lost = annotated["lost_us"].to_numpy()
     has = np.isfinite(lost)
     out["lost_us"] = sums(ids[has], g, lost[has])
     out["lost_n"] = counts(ids[has], g)
-    del lost, has
-    _roofline_sums(annotated, ids, g, dur, out)
-    if "cube_utilization_pct" in annotated.columns:
-        cu = annotated["cube_utilization_pct"].to_numpy()
-        ok = np.isfinite(cu) & (dur > 0)
-        out["cu_time"] = sums(ids[ok], g, cu[ok] * dur[ok])
-        out["cu_weight"] = sums(ids[ok], g, dur[ok])
-    out.attrs["total_time_us"] = float(np.nansum(dur))
-    out.attrs["steps"] = max(int(steps), 1)
-    out.attrs["bw_gbs"] = bw_gbs
-    return out
+
+
+def _cube_utilization_sums(annotated: pd.DataFrame, ids: np.ndarray, g: int, dur: np.ndarray,
+                           out: pd.DataFrame) -> None:
+    """Per group: time-weighted cube utilisation and its weight, when the profile has the counter."""
+    if "cube_utilization_pct" not in annotated.columns:
+        return
+    cu = annotated["cube_utilization_pct"].to_numpy()
+    ok = np.isfinite(cu) & (dur > 0)
+    out["cu_time"] = sums(ids[ok], g, cu[ok] * dur[ok])
+    out["cu_weight"] = sums(ids[ok], g, dur[ok])
 
 
 def _roofline_sums(annotated: pd.DataFrame, ids: np.ndarray, g: int, dur: np.ndarray, out: pd.DataFrame) -> None:

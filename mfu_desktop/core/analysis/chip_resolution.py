@@ -201,29 +201,59 @@ def gpu_candidates(catalog: ChipCatalog, name: str, sms: int | None, memory_gb: 
     """
     text = name.upper().replace("-", " ").replace("_", " ")
     tokens = set(text.split())
-    vendor = "AMD" if "AMD" in tokens else ("NVIDIA" if "NVIDIA" in tokens else "")
-    rows = [c for c in catalog.chips if (not vendor or c.vendor.upper() == vendor)]
-    family = [c for c in rows if c.model.split()[0].upper() in tokens]
+    family = _gpu_family(catalog, tokens)
     if not family:
         return []
+    family = _narrow_by_variant(family, tokens, sms)
+    if len(family) > 1 and memory_gb:
+        family = _narrow_by_memory(family, memory_gb)
+    return family
+
+
+def _gpu_family(catalog: ChipCatalog, tokens: set[str]) -> list[Chip]:
+    """Rows of the GPU's vendor whose model's first word (``H100``, ``MI300X``) is one of the name's tokens.
+
+    Args:
+        catalog: The chip catalog.
+        tokens: The device name's words, upper case, hyphens and underscores as spaces.
+    """
+    vendor = "AMD" if "AMD" in tokens else ("NVIDIA" if "NVIDIA" in tokens else "")
+    rows = [c for c in catalog.chips if (not vendor or c.vendor.upper() == vendor)]
+    return [c for c in rows if c.model.split()[0].upper() in tokens]
+
+
+def _narrow_by_variant(family: list[Chip], tokens: set[str], sms: int | None) -> list[Chip]:
+    """Keep the rows of the variant the name names (SXM, PCIe, NVL), else the one the SM count implies.
+
+    Args:
+        family: The rows of the GPU's family.
+        tokens: The device name's words.
+        sms: The device's SM count, when known.
+    """
     variant = next((v for v in _GPU_VARIANTS if any(v in t for t in tokens)), None)
     if variant:
         same = [c for c in family if variant in c.model.upper().replace("-", " ")]
-        family = same or family
-    elif len(family) > 1 and sms:
-        # H100: the PCIe card has 114 SMs, SXM and NVL 132
-        if sms < 120 and any("PCIE" in c.model.upper() for c in family):
-            family = [c for c in family if "PCIE" in c.model.upper()]
-        else:
-            family = [c for c in family if "PCIE" not in c.model.upper()] or family
-    if len(family) > 1 and memory_gb:
-        def distance(c: Chip) -> float:
-            mem = c.value("memory_gb")
-            return abs(mem - memory_gb) if mem else float("inf")
-
-        best = min(distance(c) for c in family)
-        family = [c for c in family if distance(c) <= best + 1.0]
+        return same or family
+    if len(family) > 1 and sms:
+        return _narrow_by_sms(family, sms)
     return family
+
+
+def _narrow_by_sms(family: list[Chip], sms: int) -> list[Chip]:
+    """Keep the PCIe rows under 120 SMs, the other rows otherwise (H100: the PCIe card has 114 SMs, SXM and NVL 132)."""
+    if sms < 120 and any("PCIE" in c.model.upper() for c in family):
+        return [c for c in family if "PCIE" in c.model.upper()]
+    return [c for c in family if "PCIE" not in c.model.upper()] or family
+
+
+def _narrow_by_memory(family: list[Chip], memory_gb: float) -> list[Chip]:
+    """Keep the rows whose memory is within 1 GB of the closest to the device's."""
+    def distance(c: Chip) -> float:
+        mem = c.value("memory_gb")
+        return abs(mem - memory_gb) if mem else float("inf")
+
+    best = min(distance(c) for c in family)
+    return [c for c in family if distance(c) <= best + 1.0]
 
 
 def _resolve_gpu(catalog: ChipCatalog, device: object) -> ChipResolution:
@@ -268,73 +298,122 @@ def resolve_chip(
     """
     if gpu is not None and not user_choice:
         return _resolve_gpu(catalog, gpu)
-    cores = mhz = None
-    evidence = ""
+    cores, mhz, evidence = _core_clock_evidence(device_infos, frame, db_mhz)
+    exact = cores * mhz * CUBE_FLOPS_PER_CYCLE / 1e6 if cores and mhz else None
+    if user_choice:
+        return _resolve_chosen(catalog, user_choice, cores, mhz, exact, evidence)
+    sku = _npu_sku(catalog, npu_name)
+    if sku is not None:
+        return ChipResolution(sku, True, f"NPU_INFO: {npu_name}", cores, mhz, exact)
+    if cores is not None and mhz is not None:
+        return _resolve_cores_and_clock(catalog, cores, mhz, exact, evidence)
+    if mhz is not None:
+        resolved = _resolve_clock_alone(catalog, mhz, npu_name, evidence)
+        if resolved is not None:
+            return resolved
+    why = f"NPU_INFO says only {npu_name}" if npu_name else "no info.json, NPU_INFO or hardware counters"
+    return _unconfirmed(catalog, [], why)
+
+
+def _core_clock_evidence(device_infos: list[DeviceInfo] | None, frame: pd.DataFrame | None,
+                         db_mhz: float | None) -> tuple[int | None, float | None, str]:
+    """AI core count and cube clock from the strongest evidence, and that evidence in words.
+
+    ``info.json`` first, then the hardware counters (the clock, and the core count when
+    measurable), then the database's ``AICORE_FREQ`` (the clock only).
+
+    Args:
+        device_infos: Ascend ``info.json`` evidence.
+        frame: The kernels (hardware-counter identities).
+        db_mhz: ``AICORE_FREQ`` of an Ascend database.
+
+    Returns:
+        ``(cores, mhz, evidence)``; unknown values are ``None`` and the evidence ``""``.
+    """
     for info in device_infos or []:
         if info.ai_core_num and info.aic_frequency_mhz:
             cores, mhz = info.ai_core_num, info.aic_frequency_mhz
-            evidence = f"info.json: {cores} AI cores × {mhz:g} MHz"
-            break
-    if cores is None and frame is not None:
+            return cores, mhz, f"info.json: {cores} AI cores × {mhz:g} MHz"
+    if frame is not None:
         f, n = counters_identity(frame)
         if f is not None:
-            mhz = f
-            cores = n
-            evidence = (f"hardware counters: {n} AI cores × {f:g} MHz" if n
-                        else f"hardware counters: clock {f:g} MHz (core count not measurable)")
-    if mhz is None and db_mhz:
-        mhz = db_mhz
-        evidence = f"AICORE_FREQ: {db_mhz:g} MHz"
-    exact = cores * mhz * CUBE_FLOPS_PER_CYCLE / 1e6 if cores and mhz else None
+            return n, f, (f"hardware counters: {n} AI cores × {f:g} MHz" if n
+                          else f"hardware counters: clock {f:g} MHz (core count not measurable)")
+    if db_mhz:
+        return None, db_mhz, f"AICORE_FREQ: {db_mhz:g} MHz"
+    return None, None, ""
 
-    if user_choice:
-        chip = catalog.find(user_choice)
-        res = ChipResolution(chip, True, f"chosen: {chip.display_name}", cores, mhz)
-        if exact is not None:
-            chosen = chip.value("cube_fp16_tflops") or chip.value("cube_bf16_tflops")
-            if chosen and abs(chosen - exact) / exact > PEAK_MISMATCH:
-                res.warnings.append(
-                    f"the chosen chip {chip.display_name} ({chosen:g} TFLOP/s) disagrees with the profile's "
-                    f"{evidence} = {exact:.1f} TFLOP/s"
-                )
+
+def _resolve_chosen(catalog: ChipCatalog, user_choice: str, cores: int | None, mhz: float | None,
+                    exact: float | None, evidence: str) -> ChipResolution:
+    """The user's chip, with a warning when its peak disagrees with the profile's cores × clock.
+
+    Raises:
+        UnknownChipError: When ``user_choice`` names no catalog row.
+    """
+    chip = catalog.find(user_choice)
+    res = ChipResolution(chip, True, f"chosen: {chip.display_name}", cores, mhz)
+    if exact is not None:
+        chosen = chip.value("cube_fp16_tflops") or chip.value("cube_bf16_tflops")
+        if chosen and abs(chosen - exact) / exact > PEAK_MISMATCH:
+            res.warnings.append(
+                f"the chosen chip {chip.display_name} ({chosen:g} TFLOP/s) disagrees with the profile's "
+                f"{evidence} = {exact:.1f} TFLOP/s"
+            )
+    return res
+
+
+#: ``NPU_INFO`` names of a whole family: they do not fix the core count.
+_FAMILY_NAMES = {"ascend910b", "ascend910", "ascend910c", "ascend950"}
+
+
+def _npu_sku(catalog: ChipCatalog, npu_name: str | None) -> Chip | None:
+    """The catalog row ``NPU_INFO.name`` fixes, or ``None`` (no name, no row, or a bare family name)."""
+    if not npu_name:
+        return None
+    try:
+        candidate = catalog.find(npu_name)
+    except UnknownChipError:
+        return None
+    # A bare family name ("Ascend910B") does not fix the core count.
+    if normalize_name(npu_name) in _FAMILY_NAMES:
+        return None
+    return candidate
+
+
+def _resolve_cores_and_clock(catalog: ChipCatalog, cores: int, mhz: float, exact: float | None,
+                             evidence: str) -> ChipResolution:
+    """Cores × clock fix the peak; the catalog row they match (if any) gives the other dtypes."""
+    matches = _by_counters(catalog, cores, mhz)
+    chip = matches[0] if matches else None
+    res = ChipResolution(chip, True, evidence + f" → {exact:.1f} TFLOP/s FP16/BF16", cores, mhz, exact)
+    if len(matches) > 1:
+        res.source += f" ({' / '.join(c.model for c in matches)}-class)"
+    if chip is None:
+        res.warnings.append(f"{cores} AI cores × {mhz:g} MHz matches no catalog row: only the FP16/BF16 peak "
+                            "is known; choose the chip for other dtypes")
+    return res
+
+
+def _resolve_clock_alone(catalog: ChipCatalog, mhz: float, npu_name: str | None,
+                         evidence: str) -> ChipResolution | None:
+    """The chip from its clock alone: confirmed when every row at that clock has the same core count.
+
+    Returns:
+        The resolution, unconfirmed over the rows at that clock when their core counts differ,
+        or ``None`` when no row runs at that clock.
+    """
+    matches = _by_counters(catalog, None, mhz)
+    family = [c for c in matches if "910B" in c.model] if npu_name and "910b" in npu_name.lower() else matches
+    matches = family or matches
+    core_counts = {int(c.value("ai_core_count")) for c in matches}
+    if len(core_counts) == 1:
+        n = core_counts.pop()
+        exact = n * mhz * CUBE_FLOPS_PER_CYCLE / 1e6
+        res = ChipResolution(matches[0], True, f"{evidence}: only {' / '.join(c.model for c in matches)} run at "
+                             f"{mhz:g} MHz ({n} AI cores) → {exact:.1f} TFLOP/s", n, mhz, exact)
+        res.warnings.append("chip identified by its clock alone; choose the chip to confirm")
         return res
-
-    sku: Chip | None = None
-    if npu_name:
-        try:
-            candidate = catalog.find(npu_name)
-        except UnknownChipError:
-            candidate = None
-        # A bare family name ("Ascend910B") does not fix the core count.
-        if candidate is not None and normalize_name(npu_name) not in {"ascend910b", "ascend910", "ascend910c",
-                                                                        "ascend950"}:
-            sku = candidate
-    if sku is not None:
-        return ChipResolution(sku, True, f"NPU_INFO: {npu_name}", cores, mhz, exact)
-
-    if cores is not None and mhz is not None:
-        matches = _by_counters(catalog, cores, mhz)
-        chip = matches[0] if matches else None
-        res = ChipResolution(chip, True, evidence + f" → {exact:.1f} TFLOP/s FP16/BF16", cores, mhz, exact)
-        if len(matches) > 1:
-            res.source += f" ({' / '.join(c.model for c in matches)}-class)"
-        if chip is None:
-            res.warnings.append(f"{cores} AI cores × {mhz:g} MHz matches no catalog row: only the FP16/BF16 peak "
-                                "is known; choose the chip for other dtypes")
-        return res
-    if mhz is not None:
-        matches = _by_counters(catalog, None, mhz)
-        family = [c for c in matches if "910B" in c.model] if npu_name and "910b" in npu_name.lower() else matches
-        matches = family or matches
-        core_counts = {int(c.value("ai_core_count")) for c in matches}
-        if len(core_counts) == 1:
-            n = core_counts.pop()
-            exact = n * mhz * CUBE_FLOPS_PER_CYCLE / 1e6
-            res = ChipResolution(matches[0], True, f"{evidence}: only {' / '.join(c.model for c in matches)} run at "
-                                 f"{mhz:g} MHz ({n} AI cores) → {exact:.1f} TFLOP/s", n, mhz, exact)
-            res.warnings.append("chip identified by its clock alone; choose the chip to confirm")
-            return res
-        if matches:
-            return _unconfirmed(catalog, matches, f"{evidence} fits {', '.join(c.model for c in matches)}")
-    why = f"NPU_INFO says only {npu_name}" if npu_name else "no info.json, NPU_INFO or hardware counters"
-    return _unconfirmed(catalog, [], why)
+    if matches:
+        return _unconfirmed(catalog, matches, f"{evidence} fits {', '.join(c.model for c in matches)}")
+    return None

@@ -124,6 +124,16 @@ def _flop_part(d: Derivation, row: Mapping[str, object], estimate_: FlopEstimate
     if estimate_.flops is not None:
         d.conventions.append(f"confidence: {estimate_.confidence}")
     dims = dict(estimate_.dims)
+    _flop_prefill(prefill, dims, op_type)
+    _achieved_and_mfu(d, row, peak_source)
+    status, reason = str(_get(row, "status") or ""), str(_get(row, "reason") or "")
+    if status and status != "counted":
+        d.results.append(("status", f"{status}: {reason}" if reason else status))
+    d.hints = _flop_hints(row, prefill, dims)
+
+
+def _flop_prefill(prefill: CalculatorPrefill, dims: dict[str, object], op_type: str) -> None:
+    """Fill the calculator as a GEMM (the rule found M, N, K) or a FlashAttention (it found a layout)."""
     if "M" in dims:
         prefill.kind = "gemm"
         prefill.values = {"m": dims["M"], "n": dims["N"], "k": dims["K"], "batch": dims.get("batch", 1)}
@@ -132,6 +142,16 @@ def _flop_part(d: Derivation, row: Mapping[str, object], estimate_: FlopEstimate
         prefill.values = {"layout": dims["layout"], "q_shape": dims.get("Q"), "k_shape": dims.get("K"),
                           "v_shape": dims.get("V"), "heads": dims.get("N_q"), "sparse_mode": dims.get("sparse_mode", 0),
                           "backward": op_type.endswith("Grad")}
+
+
+def _achieved_and_mfu(d: Derivation, row: Mapping[str, object], peak_source: str) -> None:
+    """The FLOPs, achieved TFLOP/s, executed FLOPs (HFU view) and MFU (or its range) of a kernel row.
+
+    Args:
+        d: The derivation, extended in place.
+        row: One annotated kernel row.
+        peak_source: Where the rank's peak came from.
+    """
     flops, dur = _get(row, "flops"), _get(row, C.DURATION_US)
     achieved, peak, mfu = _get(row, "achieved_tflops"), _get(row, "peak_tflops"), _get(row, "mfu")
     if flops is not None and dur:
@@ -152,18 +172,19 @@ def _flop_part(d: Derivation, row: Mapping[str, object], estimate_: FlopEstimate
         d.interpretation = interpret(value)
     elif mfu is None and _get(row, "mfu_lo") is not None:
         d.results.append(("MFU", f"{pct(float(row['mfu_lo']))} – {pct(float(row['mfu_hi']))} (chip not confirmed)"))
-    status, reason = str(_get(row, "status") or ""), str(_get(row, "reason") or "")
-    if status and status != "counted":
-        d.results.append(("status", f"{status}: {reason}" if reason else status))
+
+
+def _flop_hints(row: Mapping[str, object], prefill: CalculatorPrefill, dims: dict[str, object]) -> list[str]:
+    """Hints for a kernel with a FLOP rule: a GEMM's from its shape and MFU, any other's from its dtype."""
     try:
         dtype = ComputeDtype(str(_get(row, "dtype"))) if _get(row, "dtype") else None
     except ValueError:
         dtype = None
     if prefill.kind == "gemm":
-        d.hints = matmul_hints({k: int(v) for k, v in dims.items() if k in ("M", "N", "K")}, dtype,
-                               int(flops) if flops is not None else None, float(mfu) if mfu is not None else None)
-    else:
-        d.hints = dtype_hints(dtype)
+        flops, mfu = _get(row, "flops"), _get(row, "mfu")
+        return matmul_hints({k: int(v) for k, v in dims.items() if k in ("M", "N", "K")}, dtype,
+                            int(flops) if flops is not None else None, float(mfu) if mfu is not None else None)
+    return dtype_hints(dtype)
 
 
 def _roofline_part(d: Derivation, row: Mapping[str, object], bw_gbs: float | None) -> None:

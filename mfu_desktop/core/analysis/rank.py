@@ -156,15 +156,46 @@ def _step_figures(steps: pd.DataFrame, confirmed: bool,
     return step_time, None, None
 
 
+def _rank_chip(data: RankData, options: AnalysisOptions, catalog: ChipCatalog) -> ChipResolution:
+    """The chip of a loaded rank, from the user's choice and all the evidence the rank carries.
+
+    Raises:
+        UnknownChipError: When ``options.chip`` names no catalog row.
+    """
+    extras = data.db_extras
+    return resolve_chip(catalog, options.chip, data.device_infos, data.device_name if data.device is None else None,
+                        extras.aicore_mhz if extras else None, data.kernels, data.device)
+
+
+def _rank_warnings(data: RankData, chip: ChipResolution, annotated: pd.DataFrame, hw_warnings: list[str],
+                   rank: int) -> list[str]:
+    """A rank's warnings: reading problems, chip, hardware-counter and roofline caveats, impossible MFUs, rank id.
+
+    Args:
+        data: The loaded rank.
+        chip: Its chip resolution.
+        annotated: Its annotated kernels.
+        hw_warnings: The model-vs-hardware FLOPs caveats (:func:`_hw_check`).
+        rank: The rank shown (its placeholder when the id is unknown).
+    """
+    warnings = [*data.problems, *data.incomplete, *chip.warnings, *hw_warnings, *roofline_warnings(annotated)]
+    n_suspicious = int(status_mask(annotated, Status.SUSPICIOUS).sum())
+    if n_suspicious:
+        warnings.append(f"{n_suspicious} kernels have MFU > 100 % (physically impossible): listed as suspicious, "
+                        "kept out of aggregates — check shapes, peak and dtype")
+    if data.folder.rank is None:
+        warnings.append("rank id unknown (no profiler_info rank_id, database RANK_DEVICE_MAP, info.json or trace "
+                        f"distributedInfo): shown as {rank}")
+    return warnings
+
+
 def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog) -> RankAnalysis | RankFailure:
     """Analyse one loaded rank (see the module docstring)."""
     folder = data.folder
     if data.error is not None or data.kernels is None:
         return RankFailure(folder, data.error or "no kernels could be read")
-    extras = data.db_extras
-    chip = resolve_chip(catalog, options.chip, data.device_infos, data.device_name if data.device is None else None,
-                        extras.aicore_mhz if extras else None, data.kernels, data.device)
-    frame = _cube_utilization_from_cycles(data.kernels, chip) if extras is not None else data.kernels
+    chip = _rank_chip(data, options, catalog)
+    frame = _cube_utilization_from_cycles(data.kernels, chip) if data.db_extras is not None else data.kernels
     annotated = annotate(frame, chip, options)
     release_memory()
     use = counted_mask(annotated, options)
@@ -185,15 +216,8 @@ def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog)
     if tier.tier == 3:
         tier.why.append(f"proxy = Σ compute time / step span ({proxy_note})")
     hw_ratio, hw_warnings = _hw_check(annotated)
-    warnings = [*data.problems, *data.incomplete, *chip.warnings, *hw_warnings, *roofline_warnings(annotated)]
-    n_suspicious = int(status_mask(annotated, Status.SUSPICIOUS).sum())
-    if n_suspicious:
-        warnings.append(f"{n_suspicious} kernels have MFU > 100 % (physically impossible): listed as suspicious, "
-                        "kept out of aggregates — check shapes, peak and dtype")
     rank = folder.rank if folder.rank is not None else folder.placeholder
-    if folder.rank is None:
-        warnings.append("rank id unknown (no profiler_info rank_id, database RANK_DEVICE_MAP, info.json or trace "
-                        f"distributedInfo): shown as {rank}")
+    warnings = _rank_warnings(data, chip, annotated, hw_warnings, rank)
     summary = RankSummary(
         rank=rank,
         path=str(folder.path),

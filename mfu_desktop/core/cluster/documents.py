@@ -55,35 +55,51 @@ def merge_hot_rows(tables: Iterable[list[dict[str, Any]]], by: str, top_n: int, 
     merged: dict[tuple[str, str], dict[str, Any]] = {}
     for rows in tables:
         for row in rows:
-            key = (str(row.get("type") or ""), str(row.get("input_shapes") or ""))
-            acc = merged.get(key)
-            if acc is None:
-                acc = merged[key] = {"type": key[0], "input_shapes": key[1], "count": 0.0, "time_us": 0.0,
-                                     "lost_us": None, "bound": row.get("bound") or None,
-                                     **{f"_{f}": [0.0, 0.0] for f in _HOT_WEIGHTED}}
-            time_us = number(row.get("time_us")) or 0.0
-            acc["count"] += number(row.get("count")) or 0.0
-            acc["time_us"] += time_us
-            lost = number(row.get("lost_us"))
-            if lost is not None:
-                acc["lost_us"] = (acc["lost_us"] or 0.0) + lost
-            for name in _HOT_WEIGHTED:
-                value = number(row.get(name))
-                if value is not None:
-                    acc[f"_{name}"][0] += value * time_us
-                    acc[f"_{name}"][1] += time_us
+            _add_hot_row(merged, row)
     out = []
     for acc in merged.values():
-        for name in _HOT_WEIGHTED:
-            weighted, weight = acc.pop(f"_{name}")
-            acc[name] = weighted / weight if weight > 0 else None
-        acc.update(count=acc["count"] / n, time_us=acc["time_us"] / n,
-                   lost_us=None if acc["lost_us"] is None else acc["lost_us"] / n)
+        _finish_hot_row(acc, n)
         if by == "lost_us" and acc["lost_us"] is None:
             continue
         out.append(acc)
     out.sort(key=lambda r: -(r[by] or 0.0))  # stable: ties keep first-seen order
     return out[:top_n]
+
+
+def _add_hot_row(merged: dict[tuple[str, str], dict[str, Any]], row: dict[str, Any]) -> None:
+    """Add one rank's hot-operator row to the sums of its (type, input shapes).
+
+    Args:
+        merged: Sums by (type, input shapes), in first-seen order; updated in place. The
+            time-weighted figures are kept as ``_name: [Σ value · time, Σ time]``.
+        row: One hot-operator row.
+    """
+    key = (str(row.get("type") or ""), str(row.get("input_shapes") or ""))
+    acc = merged.get(key)
+    if acc is None:
+        acc = merged[key] = {"type": key[0], "input_shapes": key[1], "count": 0.0, "time_us": 0.0,
+                             "lost_us": None, "bound": row.get("bound") or None,
+                             **{f"_{f}": [0.0, 0.0] for f in _HOT_WEIGHTED}}
+    time_us = number(row.get("time_us")) or 0.0
+    acc["count"] += number(row.get("count")) or 0.0
+    acc["time_us"] += time_us
+    lost = number(row.get("lost_us"))
+    if lost is not None:
+        acc["lost_us"] = (acc["lost_us"] or 0.0) + lost
+    for name in _HOT_WEIGHTED:
+        value = number(row.get(name))
+        if value is not None:
+            acc[f"_{name}"][0] += value * time_us
+            acc[f"_{name}"][1] += time_us
+
+
+def _finish_hot_row(acc: dict[str, Any], n: int) -> None:
+    """Turn a merged row's sums into means per rank and its weighted sums into time-weighted figures (in place)."""
+    for name in _HOT_WEIGHTED:
+        weighted, weight = acc.pop(f"_{name}")
+        acc[name] = weighted / weight if weight > 0 else None
+    acc.update(count=acc["count"] / n, time_us=acc["time_us"] / n,
+               lost_us=None if acc["lost_us"] is None else acc["lost_us"] / n)
 
 
 # --- the cluster -------------------------------------------------------------------------------

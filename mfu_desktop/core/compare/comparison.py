@@ -194,13 +194,16 @@ def _family_sums(frame: pd.DataFrame, side: str) -> pd.DataFrame:
     return out.rename(columns={c: f"{side}_{c}" for c in (*summed, "mfu", "klass", "members")})
 
 
+#: Rows present on one side only: the side's name and the field naming its members.
+_ONE_SIDE = {"only BASE": ("BASE", "base_members"), "only NEW": ("NEW", "new_members")}
+
+
 def why_changed(row: dict[str, Any]) -> str:
     """Why a row's time changed, where the data says so (empty when it did not change)."""
     level = row.get("level")
-    if level == "only BASE":
-        return f"only in BASE ({row.get('base_members') or row.get('type')})"
-    if level == "only NEW":
-        return f"only in NEW ({row.get('new_members') or row.get('type')})"
+    if level in _ONE_SIDE:
+        side, members = _ONE_SIDE[level]
+        return f"only in {side} ({row.get(members) or row.get('type')})"
     reasons = []
     base_calls, new_calls = number(row.get("base_count")) or 0.0, number(row.get("new_count")) or 0.0
     if base_calls > 0 and abs(new_calls / base_calls - 1.0) > CHANGE:
@@ -208,17 +211,34 @@ def why_changed(row: dict[str, Any]) -> str:
     if level == "same family":
         reasons.append("different shapes or operators (the parallel configuration, sequence length or kernel "
                        f"choice changed): BASE {row.get('base_members', '')}; NEW {row.get('new_members', '')}")
-    base_mfu, new_mfu = number(row.get("base_mfu")), number(row.get("new_mfu"))
-    if level == "same shape" and base_mfu and new_mfu and abs(new_mfu / base_mfu - 1.0) > CHANGE:
-        reasons.append(f"same shape, MFU {base_mfu * 100:.3g} % → {new_mfu * 100:.3g} % (efficiency)")
-    elif level == "same shape" and not reasons and base_calls > 0 and new_calls > 0:
-        per_base = (number(row.get("base_time_us")) or 0.0) / base_calls
-        per_new = (number(row.get("new_time_us")) or 0.0) / new_calls
-        if per_base > 0 and abs(per_new / per_base - 1.0) > CHANGE:
-            reasons.append(f"same shape, {per_new / per_base:.3g}× the time per call")
+    if level == "same shape":
+        reason = _same_shape_reason(row, base_calls, new_calls, calls_changed=bool(reasons))
+        if reason:
+            reasons.append(reason)
     if row.get("new_klass") == "aicpu" and row.get("base_klass") not in ("aicpu", "", None):
         reasons.append("fell back to AI CPU")
     return "; ".join(reasons)
+
+
+def _same_shape_reason(row: dict[str, Any], base_calls: float, new_calls: float, calls_changed: bool) -> str | None:
+    """Why a group of the same shape on both sides changed: its MFU, else (same calls) its time per call.
+
+    Args:
+        row: The comparison row.
+        base_calls: BASE's calls (0 when unknown).
+        new_calls: NEW's calls (0 when unknown).
+        calls_changed: Whether the change is already explained by the call count.
+    """
+    base_mfu, new_mfu = number(row.get("base_mfu")), number(row.get("new_mfu"))
+    if base_mfu and new_mfu and abs(new_mfu / base_mfu - 1.0) > CHANGE:
+        return f"same shape, MFU {base_mfu * 100:.3g} % → {new_mfu * 100:.3g} % (efficiency)"
+    if calls_changed or not (base_calls > 0 and new_calls > 0):
+        return None
+    per_base = (number(row.get("base_time_us")) or 0.0) / base_calls
+    per_new = (number(row.get("new_time_us")) or 0.0) / new_calls
+    if per_base > 0 and abs(per_new / per_base - 1.0) > CHANGE:
+        return f"same shape, {per_new / per_base:.3g}× the time per call"
+    return None
 
 
 # --- chip vs chip -------------------------------------------------------------------------------

@@ -52,38 +52,62 @@ def summary_rank(doc: dict, catalog: ChipCatalog, root: Path | None = None) -> R
     (:func:`fill_summary_tables` turns the document's tables into frames when first shown).
     """
     rank = int(doc["rank"])
+    folder = _summary_folder(doc, rank, root)
+    data = RankData(folder=folder, kernel_source=str(doc.get("kernel_source", "")),
+                    incomplete=list(doc.get("incomplete") or []), from_cache=True)
+    resolution = _summary_chip(doc, catalog)
+    s = _summary_figures(doc, rank)
+    empty = pd.DataFrame()
+    return RankAnalysis(data, rank, resolution, pd.DataFrame({C.DURATION_US: [], "mfu": []}), s, empty, empty, empty,
+                        empty, empty, empty, list(doc.get("warnings") or []), list(doc.get("notes") or []),
+                        document=doc)
+
+
+def _summary_folder(doc: dict, rank: int, root: Path | None) -> RankFolder:
+    """The rank folder a summarised rank was read from, as its document describes it.
+
+    Args:
+        doc: The rank's summary document.
+        rank: Its rank (negative: a placeholder for an unknown rank id).
+        root: The cluster root (default: the rank folder's parent).
+    """
     folder = RankFolder(path=Path(doc["path"]), root=root or Path(doc["path"]).parent,
                         producer=str(doc.get("format", "")),
                         reader=str(doc.get("reader") or doc.get("format") or ""), vendor=str(doc.get("vendor") or ""),
                         rank=rank if rank >= 0 else None, rank_origin=str(doc.get("rank_origin", "")),
                         config=_SummaryCapture(str(doc.get("capture", ""))))
     folder.placeholder = rank if rank < 0 else -1
-    data = RankData(folder=folder, kernel_source=str(doc.get("kernel_source", "")),
-                    incomplete=list(doc.get("incomplete") or []), from_cache=True)
+    return folder
+
+
+def _summary_chip(doc: dict, catalog: ChipCatalog) -> ChipResolution:
+    """The chip of a summarised rank: its catalog row when the document confirmed one the catalog still has."""
     chip = None
     if doc.get("confirmed") and doc.get("chip_id"):
         try:
             chip = catalog.find(doc["chip_id"])
         except UnknownChipError:
             chip = None
-    resolution = ChipResolution(chip, bool(doc.get("confirmed")) and chip is not None, str(doc.get("peak_source", "")))
+    return ChipResolution(chip, bool(doc.get("confirmed")) and chip is not None, str(doc.get("peak_source", "")))
+
+
+def _summary_figures(doc: dict, rank: int) -> RankSummary:
+    """The figures of a summarised rank (its tier included), read back from its document."""
     span = doc.get("mfu_ops_range")
     step_span = doc.get("mfu_step_range")
     tier = Tier(int(doc.get("tier") or 3), str(doc.get("tier_label", "")), doc.get("tier_value"),
                 list(doc.get("tier_why") or []))
-    s = RankSummary(rank=rank, path=str(doc["path"]), chip=doc.get("chip"), peak_source=str(doc.get("peak_source", "")),
-                    kernels=int(doc.get("kernels") or 0), countable_kernels=int(doc.get("countable_kernels") or 0),
-                    flops=float(doc.get("flops") or 0.0), countable_time_us=float(doc.get("countable_time_us") or 0.0),
-                    achieved_tflops=doc.get("achieved_tflops"), mfu_ops=doc.get("mfu_ops"),
-                    mfu_ops_range=tuple(span) if span else None, step_time_us=doc.get("step_time_us"),
-                    mfu_step=doc.get("mfu_step"), mfu_step_range=tuple(step_span) if step_span else None,
-                    cube_utilization=doc.get("cube_utilization"), tier=tier,
-                    device_busy_proxy=doc.get("device_busy_proxy"), hw_flops_ratio=doc.get("hw_flops_ratio"),
-                    steps=int(doc.get("steps") or 1), steps_source=str(doc.get("steps_source", "")))
-    empty = pd.DataFrame()
-    return RankAnalysis(data, rank, resolution, pd.DataFrame({C.DURATION_US: [], "mfu": []}), s, empty, empty, empty,
-                        empty, empty, empty, list(doc.get("warnings") or []), list(doc.get("notes") or []),
-                        document=doc)
+    return RankSummary(rank=rank, path=str(doc["path"]), chip=doc.get("chip"),
+                       peak_source=str(doc.get("peak_source", "")),
+                       kernels=int(doc.get("kernels") or 0), countable_kernels=int(doc.get("countable_kernels") or 0),
+                       flops=float(doc.get("flops") or 0.0),
+                       countable_time_us=float(doc.get("countable_time_us") or 0.0),
+                       achieved_tflops=doc.get("achieved_tflops"), mfu_ops=doc.get("mfu_ops"),
+                       mfu_ops_range=tuple(span) if span else None, step_time_us=doc.get("step_time_us"),
+                       mfu_step=doc.get("mfu_step"), mfu_step_range=tuple(step_span) if step_span else None,
+                       cube_utilization=doc.get("cube_utilization"), tier=tier,
+                       device_busy_proxy=doc.get("device_busy_proxy"), hw_flops_ratio=doc.get("hw_flops_ratio"),
+                       steps=int(doc.get("steps") or 1), steps_source=str(doc.get("steps_source", "")))
 
 
 def fill_summary_tables(r: RankAnalysis) -> None:

@@ -210,13 +210,36 @@ def summarize(paths: list[Path], out: Path, options: AnalysisOptions, catalog: C
         written, the others listed as cancelled (a re-run completes them).
     """
     found = discover(list(paths))
-    previous = _previous(out)
+    entries, todo, futures, reused = _submit_ranks(found.ranks, _previous(out), options, catalog, runner)
+    done, failed, analysed, cancelled = _collect_ranks(runner, futures, todo, out, progress, reused, len(entries))
+    manifest = write_summary(out, entries, [str(p) for p in found.roots], _options_record(options, catalog),
+                             options.describe(), options.top_n, list(found.warnings))
+    return SummarizeResult(manifest, len(entries), done - failed, reused, [e for e in entries if e.status != "ok"],
+                           cancelled, runner.description, analysed + [e.path for e in todo.values()])
+
+
+def _submit_ranks(folders: list[RankFolder], previous: set[str], options: AnalysisOptions, catalog: ChipCatalog,
+                  runner: Runner) -> tuple[list[RankEntry], dict[Any, RankEntry], list[Any], int]:
+    """One manifest entry per rank folder; a task on the runner for each rank the summary does not hold yet.
+
+    Args:
+        folders: The rank folders found.
+        previous: Keys of the ranks the existing summary holds a document for (reused, not even read).
+        options: Analysis options.
+        catalog: Chip catalog (shared with the workers once).
+        runner: Where the ranks are analysed.
+
+    Returns:
+        ``(entries, todo, futures, reused)``: every entry ("cancelled" until its task finishes,
+        "ok" when reused), the entry of each submitted task, the tasks in submission order, and
+        the number of ranks reused.
+    """
     entries: list[RankEntry] = []
     todo: dict[Any, RankEntry] = {}
     futures = []
     reused = 0
-    shared_catalog = runner.share(catalog) if found.ranks else catalog
-    for folder in found.ranks:
+    shared_catalog = runner.share(catalog) if folders else catalog
+    for folder in folders:
         key = analysis_key(folder, options, catalog)
         rank = folder.rank if folder.rank is not None else folder.placeholder
         entry = RankEntry(rank, str(folder.path), key, "cancelled", "not summarised (cancelled)")
@@ -228,6 +251,29 @@ def summarize(paths: list[Path], out: Path, options: AnalysisOptions, catalog: C
         future = runner.submit(summarize_rank, folder, options, shared_catalog)
         todo[future] = entry
         futures.append(future)
+    return entries, todo, futures, reused
+
+
+def _collect_ranks(runner: Runner, futures: list[Any], todo: dict[Any, RankEntry], out: Path,
+                   progress: Callable[[int, int, int], None] | None, reused: int,
+                   total: int) -> tuple[int, int, list[str], bool]:
+    """Collect the tasks as they finish: each rank's outcome into its entry, its document to disk at once.
+
+    On Ctrl+C the tasks still pending are cancelled and their entries stay "cancelled".
+
+    Args:
+        runner: Where the ranks are analysed.
+        futures: The tasks, in submission order.
+        todo: The entry of each task not collected yet; emptied as tasks finish.
+        out: The summary folder.
+        progress: ``progress(done, failed, total)`` after each rank.
+        reused: Ranks reused from the existing summary (counted as done in the progress).
+        total: Every rank of the summary.
+
+    Returns:
+        ``(done, failed, analysed, cancelled)``: tasks collected, of which failed, the paths of
+        the ranks collected, and whether Ctrl+C stopped the run.
+    """
     done = failed = 0
     cancelled = False
     analysed: list[str] = []
@@ -247,11 +293,8 @@ def summarize(paths: list[Path], out: Path, options: AnalysisOptions, catalog: C
             done += 1
             failed += entry.status != "ok"
             if progress is not None:
-                progress(done + reused, failed, len(entries))
+                progress(done + reused, failed, total)
     except KeyboardInterrupt:
         cancelled = True
         runner.cancel([f for f, e in todo.items() if e.status == "cancelled"])
-    manifest = write_summary(out, entries, [str(p) for p in found.roots], _options_record(options, catalog),
-                             options.describe(), options.top_n, list(found.warnings))
-    return SummarizeResult(manifest, len(entries), done - failed, reused, [e for e in entries if e.status != "ok"],
-                           cancelled, runner.description, analysed + [e.path for e in todo.values()])
+    return done, failed, analysed, cancelled

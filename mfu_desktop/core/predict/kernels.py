@@ -65,102 +65,228 @@ class KernelInputs:
 
 def kernel_inputs(kernels: pd.DataFrame) -> KernelInputs:
     """Classify kernels and extract compute/memory times from the pipe columns (prediction.md §2)."""
-    n = len(kernels)
-    flags: list[str] = []
-    if n == 0 or C.CORE_TYPE not in kernels.columns:
-        reason = "no Accelerator Core column (Level0 capture?)" if n else "no kernels"
-        total = float(kernels[C.DURATION_US].sum()) if n else 0.0
-        return KernelInputs(pd.DataFrame(), pd.DataFrame(),
-                            pd.DataFrame({"class": [reason], "count": [n], "time_us": [total]}), [reason] if n else [])
+    if len(kernels) == 0 or C.CORE_TYPE not in kernels.columns:
+        return _without_core_types(kernels)
     all_classes = class_codes(kernels)
-    # prediction classes: 0 cube, 1 vector, 2 mix, 3 not predicted (AI CPU, DSA, communication …)
-    to_pred = np.full(len(KERNEL_CLASSES), 3, dtype=np.int8)
-    for i, k in enumerate(COMPUTE_CLASSES):
-        to_pred[KERNEL_CLASSES.index(k.value)] = i
-    klass = to_pred[all_classes]
-    compute_rows = klass != 3
-    if (~compute_rows).any():
-        core_codes, core_cats = codes_of(kernels[C.CORE_TYPE])
-        comm_code = KERNEL_CLASSES.index(KernelClass.COMM.value)
-        excl_name = np.array([excluded_label(str(c)) for c in core_cats] + ["unknown (N/A)"], dtype=object)
-        names = lookup(excl_name, core_codes)[~compute_rows]
-        names = np.where(all_classes[~compute_rows] == comm_code, "communication", names)
-        dur_excl = kernels[C.DURATION_US].to_numpy(dtype=np.float64)[~compute_rows]
-        excluded = pd.DataFrame({"class": names, "time_us": dur_excl}).groupby("class", sort=False) \
-            .agg(count=("time_us", "size"), time_us=("time_us", "sum")).reset_index()
-    else:
-        excluded = pd.DataFrame(columns=["class", "count", "time_us"])
+    klass = _prediction_classes(all_classes)
+    compute_rows = klass != _NOT_PREDICTED
+    excluded = _excluded_table(kernels, all_classes, compute_rows)
     rows = np.flatnonzero(compute_rows)
     sub_klass = klass[rows]
-
-    def col(name: str) -> np.ndarray:
-        if name in kernels.columns:
-            return kernels[name].to_numpy(dtype=np.float64)[rows]
-        return np.full(len(rows), np.nan)
-
-    mac, vec = col("aic_mac_time_us"), col("aiv_vec_time_us")
     is_cube, is_vec = sub_klass == 0, sub_klass == 1
+    compute, memory, unit = _pipe_times(kernels, rows, is_cube, is_vec)
+    precision = _precision_codes(kernels, rows)
+    frame = _kernel_frame(kernels, rows, sub_klass, unit, precision, compute, memory)
+    ids, first = _assign_groups(frame)
+    fallback = compute + memory <= 0
+    by_memory, by_roofline = _fallback_sides(kernels, rows, fallback, is_vec)
+    frame["fallback"] = pd.Categorical.from_codes(np.where(~fallback, 0, np.where(by_roofline, 1, 2)).astype(np.int8),
+                                                  categories=list(FALLBACKS))
+    frame["fallback_memory"] = fallback & by_memory
+    groups = _group_table(frame, ids, first, compute, memory, fallback, by_memory)
+    flags = _input_flags(precision, fallback, by_memory, by_roofline)
+    return KernelInputs(frame, groups, excluded, flags)
+
+
+#: Prediction class code of a kernel that is not predicted (AI CPU, DSA, communication …).
+_NOT_PREDICTED = 3
+#: Precision names, in code order: the matmul precisions, then "other" and "unknown".
+_PRECISION_NAMES = [d.value for d in ComputeDtype] + [OTHER_PRECISION, UNKNOWN_PRECISION]
+_OTHER_CODE, _UNKNOWN_CODE = len(_PRECISION_NAMES) - 2, len(_PRECISION_NAMES) - 1
+
+
+def _without_core_types(kernels: pd.DataFrame) -> KernelInputs:
+    """Inputs of a rank with no kernels, or without the Accelerator Core column: everything excluded.
+
+    Args:
+        kernels: The rank's kernel frame (empty, or without :data:`C.CORE_TYPE`).
+
+    Returns:
+        Empty frame and groups; one excluded row naming the reason (and a flag when there were kernels).
+    """
+    n = len(kernels)
+    reason = "no Accelerator Core column (Level0 capture?)" if n else "no kernels"
+    total = float(kernels[C.DURATION_US].sum()) if n else 0.0
+    return KernelInputs(pd.DataFrame(), pd.DataFrame(),
+                        pd.DataFrame({"class": [reason], "count": [n], "time_us": [total]}), [reason] if n else [])
+
+
+def _prediction_classes(all_classes: np.ndarray) -> np.ndarray:
+    """Per kernel, its prediction class: 0 cube, 1 vector, 2 mix, 3 not predicted.
+
+    Args:
+        all_classes: Kernel class codes (indices into the classifier's class list).
+
+    Returns:
+        One ``int8`` code per kernel.
+    """
+    to_pred = np.full(len(KERNEL_CLASSES), _NOT_PREDICTED, dtype=np.int8)
+    for i, k in enumerate(COMPUTE_CLASSES):
+        to_pred[KERNEL_CLASSES.index(k.value)] = i
+    return to_pred[all_classes]
+
+
+def _excluded_table(kernels: pd.DataFrame, all_classes: np.ndarray, compute_rows: np.ndarray) -> pd.DataFrame:
+    """Count and time of the kernels that are not predicted, by excluded class.
+
+    Args:
+        kernels: The rank's kernel frame.
+        all_classes: Kernel class codes.
+        compute_rows: Per kernel, whether it is predicted.
+
+    Returns:
+        Columns ``class``, ``count`` and ``time_us``, in order of first appearance.
+    """
+    if not (~compute_rows).any():
+        return pd.DataFrame(columns=["class", "count", "time_us"])
+    core_codes, core_cats = codes_of(kernels[C.CORE_TYPE])
+    comm_code = KERNEL_CLASSES.index(KernelClass.COMM.value)
+    excl_name = np.array([excluded_label(str(c)) for c in core_cats] + ["unknown (N/A)"], dtype=object)
+    names = lookup(excl_name, core_codes)[~compute_rows]
+    names = np.where(all_classes[~compute_rows] == comm_code, "communication", names)
+    dur_excl = kernels[C.DURATION_US].to_numpy(dtype=np.float64)[~compute_rows]
+    return pd.DataFrame({"class": names, "time_us": dur_excl}).groupby("class", sort=False) \
+        .agg(count=("time_us", "size"), time_us=("time_us", "sum")).reset_index()
+
+
+def _pipe_column(kernels: pd.DataFrame, name: str, rows: np.ndarray) -> np.ndarray:
+    """A pipe-time column at ``rows`` as floats, NaN when the profile has no such column."""
+    if name in kernels.columns:
+        return kernels[name].to_numpy(dtype=np.float64)[rows]
+    return np.full(len(rows), np.nan)
+
+
+def _pipe_times(kernels: pd.DataFrame, rows: np.ndarray, is_cube: np.ndarray,
+                is_vec: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Compute and memory pipe times of the predicted kernels, and the peak unit each scales with.
+
+    Args:
+        kernels: The rank's kernel frame.
+        rows: Positions of the predicted kernels.
+        is_cube: Per predicted kernel, whether it is a cube kernel.
+        is_vec: Per predicted kernel, whether it is a vector kernel.
+
+    Returns:
+        Compute time, memory time (0 where unknown) and the unit (0 cube, 1 vector). Mix kernels
+        use the cube peak when the cube's share dominates (stated in the detail file).
+    """
+    mac, vec = _pipe_column(kernels, "aic_mac_time_us", rows), _pipe_column(kernels, "aiv_vec_time_us", rows)
     with np.errstate(invalid="ignore"):
-        cube_mem = np.fmax(col("aic_mte1_time_us"), col("aic_mte2_time_us"))
-        vec_mem = np.fmax(col("aiv_mte2_time_us"), col("aiv_mte3_time_us"))
+        cube_mem = np.fmax(_pipe_column(kernels, "aic_mte1_time_us", rows),
+                           _pipe_column(kernels, "aic_mte2_time_us", rows))
+        vec_mem = np.fmax(_pipe_column(kernels, "aiv_mte2_time_us", rows),
+                          _pipe_column(kernels, "aiv_mte3_time_us", rows))
         compute = np.nan_to_num(np.select([is_cube, is_vec], [mac, vec], np.fmax(mac, vec)))
         memory = np.nan_to_num(np.select([is_cube, is_vec], [cube_mem, vec_mem], np.fmax(cube_mem, vec_mem)))
-    # Mix kernels use the cube peak when the cube's share dominates (stated in the detail file).
     unit = np.where(is_vec, 1, np.where(is_cube, 0, np.where(np.nan_to_num(mac) >= np.nan_to_num(vec), 0, 1)))
-    precision_names = [d.value for d in ComputeDtype] + [OTHER_PRECISION, UNKNOWN_PRECISION]
-    other_code, unknown_code = len(precision_names) - 2, len(precision_names) - 1
-    if C.INPUT_DTYPES in kernels.columns:
-        d_codes, d_cats = codes_of(kernels[C.INPUT_DTYPES])
-        table = []
-        for cat in d_cats:
-            first = first_input_dtype(str(cat))
-            dtype = compute_dtype(first)
-            table.append(precision_names.index(dtype.value) if dtype is not None
-                         else (unknown_code if first is None else other_code))
-        table.append(unknown_code)
-        precision = lookup(np.array(table, dtype=np.int8), d_codes)[rows]
-    else:
-        precision = np.full(len(rows), unknown_code, dtype=np.int8)
+    return compute, memory, unit
 
-    def take(column: str) -> pd.Categorical:
-        if column in kernels.columns:
-            values = kernels[column].array
-            if isinstance(values, pd.Categorical):
-                return values.take(rows)
-            return pd.Categorical(np.asarray(values, dtype=object)[rows])
-        return pd.Categorical.from_codes(np.zeros(len(rows), dtype=np.int8), categories=["N/A"])
 
-    types = take(C.OP_TYPE)
+def _precision_codes(kernels: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
+    """Per predicted kernel, the code of its precision in :data:`_PRECISION_NAMES`.
+
+    Args:
+        kernels: The rank's kernel frame.
+        rows: Positions of the predicted kernels.
+
+    Returns:
+        ``int8`` codes: the first input's compute dtype, "other" for a non-floating-point dtype,
+        "unknown" when there is none (or no dtype column).
+    """
+    if C.INPUT_DTYPES not in kernels.columns:
+        return np.full(len(rows), _UNKNOWN_CODE, dtype=np.int8)
+    d_codes, d_cats = codes_of(kernels[C.INPUT_DTYPES])
+    table = []
+    for cat in d_cats:
+        first = first_input_dtype(str(cat))
+        dtype = compute_dtype(first)
+        table.append(_PRECISION_NAMES.index(dtype.value) if dtype is not None
+                     else (_UNKNOWN_CODE if first is None else _OTHER_CODE))
+    table.append(_UNKNOWN_CODE)
+    return lookup(np.array(table, dtype=np.int8), d_codes)[rows]
+
+
+def _take_categorical(kernels: pd.DataFrame, column: str, rows: np.ndarray) -> pd.Categorical:
+    """A text column at ``rows`` as a categorical ("N/A" throughout when the column is missing)."""
+    if column in kernels.columns:
+        values = kernels[column].array
+        if isinstance(values, pd.Categorical):
+            return values.take(rows)
+        return pd.Categorical(np.asarray(values, dtype=object)[rows])
+    return pd.Categorical.from_codes(np.zeros(len(rows), dtype=np.int8), categories=["N/A"])
+
+
+def _kernel_frame(kernels: pd.DataFrame, rows: np.ndarray, sub_klass: np.ndarray, unit: np.ndarray,
+                  precision: np.ndarray, compute: np.ndarray, memory: np.ndarray) -> pd.DataFrame:
+    """The per-kernel frame of the predicted kernels (without the group and fallback columns).
+
+    Args:
+        kernels: The rank's kernel frame.
+        rows: Positions of the predicted kernels.
+        sub_klass: Their prediction classes.
+        unit: Their peak units (0 cube, 1 vector).
+        precision: Their precision codes.
+        compute: Their compute pipe times.
+        memory: Their memory pipe times.
+
+    Returns:
+        Name, type, core, class, unit, precision, duration, compute and memory times, and the
+        step when the profile has one.
+    """
+    types = _take_categorical(kernels, C.OP_TYPE, rows)
     if types.isna().any():
         types = types.add_categories(["N/A"]).fillna("N/A") if "N/A" not in types.categories else types.fillna("N/A")
     frame = pd.DataFrame({
-        "name": take(C.NAME),
+        "name": _take_categorical(kernels, C.NAME, rows),
         "type": types,
-        "core": take(C.CORE_TYPE),
+        "core": _take_categorical(kernels, C.CORE_TYPE, rows),
         "class": pd.Categorical.from_codes(sub_klass, categories=list(CLASSES)),
         "unit": pd.Categorical.from_codes(unit.astype(np.int8), categories=["cube", "vector"]),
-        "precision": pd.Categorical.from_codes(precision, categories=precision_names),
+        "precision": pd.Categorical.from_codes(precision, categories=_PRECISION_NAMES),
         "duration_us": kernels[C.DURATION_US].to_numpy(dtype=np.float64)[rows],
         "compute_us": compute,
         "memory_us": memory,
     }, copy=False)
     if C.STEP_ID in kernels.columns:
         frame["step"] = kernels[C.STEP_ID].array.take(rows)
+    return frame
+
+
+def _assign_groups(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Number the (unit, precision, type) groups and store each kernel's in ``frame["group"]``.
+
+    Returns:
+        The group id per kernel and the position of each group's first kernel.
+    """
     keys = [frame[c].cat.codes.to_numpy() for c in ("unit", "precision", "type")]
     ids, first = group_ids(keys)
     frame["group"] = ids.astype(np.int32)
+    return ids, first
+
+
+def _group_table(frame: pd.DataFrame, ids: np.ndarray, first: np.ndarray, compute: np.ndarray,
+                 memory: np.ndarray, fallback: np.ndarray, by_memory: np.ndarray) -> pd.DataFrame:
+    """One row per group: its key, count, and summed durations split by the pipe shares.
+
+    Args:
+        frame: The per-kernel frame.
+        ids: Group id per kernel.
+        first: Position of each group's first kernel.
+        compute: Compute pipe time per kernel.
+        memory: Memory pipe time per kernel.
+        fallback: Per kernel, whether it has no pipe times.
+        by_memory: Per kernel without pipe times, whether it scales with the bandwidth ratio.
+
+    Returns:
+        The :attr:`KernelInputs.groups` table.
+    """
     dur = frame["duration_us"].to_numpy()
     pipe = compute + memory
-    fallback = pipe <= 0
     with np.errstate(divide="ignore", invalid="ignore"):
         c_share = np.where(fallback, 0.0, compute / pipe)
         m_share = np.where(fallback, 0.0, memory / pipe)
-    by_memory, by_roofline = _fallback_sides(kernels, rows, fallback, is_vec)
-    frame["fallback"] = pd.Categorical.from_codes(np.where(~fallback, 0, np.where(by_roofline, 1, 2)).astype(np.int8),
-                                                  categories=list(FALLBACKS))
-    frame["fallback_memory"] = fallback & by_memory
     g = len(first)
-    groups = pd.DataFrame({
+    return pd.DataFrame({
         "unit": np.asarray(frame["unit"].array.take(first), dtype=object),
         "precision": np.asarray(frame["precision"].array.take(first), dtype=object),
         "type": np.asarray(frame["type"].array.take(first), dtype=object),
@@ -169,19 +295,27 @@ def kernel_inputs(kernels: pd.DataFrame) -> KernelInputs:
         "fallback_compute_us": sums(ids[fallback & ~by_memory], g, dur[fallback & ~by_memory]),
         "fallback_memory_us": sums(ids[fallback & by_memory], g, dur[fallback & by_memory]),
     })
+
+
+def _input_flags(precision: np.ndarray, fallback: np.ndarray, by_memory: np.ndarray,
+                 by_roofline: np.ndarray) -> list[str]:
+    """The caveats of a rank's inputs: kernels without pipe times, without a floating-point dtype.
+
+    Only kernels whose time scales with a peak need a precision: a kernel without pipe times
+    predicted by the bandwidth ratio does not.
+    """
+    flags: list[str] = []
     if fallback.any():
         flags.append(_fallback_flag(fallback, by_roofline))
-    # Only kernels whose time scales with a peak need a precision: a kernel without pipe times
-    # predicted by the bandwidth ratio does not.
     uses_peak = ~(fallback & by_memory)
-    unknown = (precision == unknown_code) & uses_peak
+    unknown = (precision == _UNKNOWN_CODE) & uses_peak
     if unknown.any():
         flags.append(f"{int(unknown.sum()):,} compute kernels have no input dtype: the FP16 peaks are used")
-    other = (precision == other_code) & uses_peak
+    other = (precision == _OTHER_CODE) & uses_peak
     if other.any():
         flags.append(f"{int(other.sum()):,} compute kernels have a non-floating-point input dtype (INT32, INT64, "
                      "BOOL …): the FP16 peaks are used")
-    return KernelInputs(frame, groups, excluded, flags)
+    return flags
 
 
 #: How a kernel without pipe times was split: not at all (it has pipe times), by its roofline bound, by its class.

@@ -55,17 +55,32 @@ def parse_profiler_info(data: Any) -> CaptureConfig:
     config = CaptureConfig()
     if not isinstance(data, dict):
         return config
-    cfg = data.get("config") if isinstance(data.get("config"), dict) else {}
-    common = cfg.get("common_config") if isinstance(cfg.get("common_config"), dict) else {}
-    exp = cfg.get("experimental_config") if isinstance(cfg.get("experimental_config"), dict) else {}
+    cfg = _section(data, "config")
+    common = _section(cfg, "common_config")
+    exp = _section(cfg, "experimental_config")
+    _read_experimental_config(config, exp)
+    _read_common_config(config, common)
+    _read_run_info(config, data)
+    return config
+
+
+def _section(data: dict, key: str) -> dict:
+    """``data[key]`` when it is an object, else an empty one."""
+    return data.get(key) if isinstance(data.get(key), dict) else {}
+
+
+def _read_experimental_config(config: CaptureConfig, exp: dict) -> None:
+    """Profiler level, AI core metrics, export type and the msprof_tx / simplification switches.
+
+    Args:
+        config: The capture configuration, filled in place.
+        exp: The ``experimental_config`` object (keys with or without a leading underscore).
+    """
     level = exp.get("_profiler_level") or exp.get("profiler_level")
     config.profiler_level = str(level) if isinstance(level, str) else None
     metrics = exp.get("_aic_metrics") or exp.get("aic_metrics")
     if isinstance(metrics, str):
         config.aic_metrics = _AIC_METRICS.get(metrics, metrics)
-    config.record_shapes = _bool(common.get("record_shapes"))
-    config.with_flops = _bool(common.get("with_flops"))
-    config.profile_memory = _bool(common.get("profile_memory"))
     export = exp.get("_export_type") or exp.get("export_type")
     if isinstance(export, str):
         config.export_type = [export]
@@ -73,19 +88,39 @@ def parse_profiler_info(data: Any) -> CaptureConfig:
         config.export_type = [str(x) for x in export]
     config.msprof_tx = _bool(exp.get("_msprof_tx"))
     config.data_simplification = _bool(exp.get("_data_simplification"))
-    rank = data.get("rank_id")
-    if isinstance(rank, int) and not isinstance(rank, bool) and rank >= 0:
-        config.rank_id = rank
+
+
+def _read_common_config(config: CaptureConfig, common: dict) -> None:
+    """The record_shapes / with_flops / profile_memory switches and the trace handler's worker name.
+
+    Args:
+        config: The capture configuration, filled in place.
+        common: The ``common_config`` object.
+    """
+    config.record_shapes = _bool(common.get("record_shapes"))
+    config.with_flops = _bool(common.get("with_flops"))
+    config.profile_memory = _bool(common.get("profile_memory"))
     trace = common.get("on_trace_ready")
     if isinstance(trace, dict) and isinstance(trace.get("_worker_name"), str):
         config.worker_name = trace["_worker_name"]
+
+
+def _read_run_info(config: CaptureConfig, data: dict) -> None:
+    """The rank id, the torch_npu and CANN versions and the collection end time.
+
+    Args:
+        config: The capture configuration, filled in place.
+        data: The whole ``profiler_info*.json`` object.
+    """
+    rank = data.get("rank_id")
+    if isinstance(rank, int) and not isinstance(rank, bool) and rank >= 0:
+        config.rank_id = rank
     for key in ("torch_npu_version", "cann_version"):
         if isinstance(data.get(key), str):
             config.versions[key] = data[key]
     end = data.get("end_info")
     if isinstance(end, dict) and isinstance(end.get("collectionTimeEnd"), int):
         config.end_ns = end["collectionTimeEnd"]
-    return config
 
 
 _INFO_NAME = re.compile(r"^profiler_info(?:_(\d+))?\.json$")

@@ -195,43 +195,80 @@ def _start_ns_fixed_width(arr: pa.ChunkedArray) -> np.ndarray | None:
     if arr.null_count or len(arr) == 0 or not pa.types.is_string(arr.type):
         return None
     out = np.empty(len(arr), dtype=np.int64)
-    layout: tuple[int, list[int], int] | None = None
+    layout: _StartLayout | None = None
     pos = 0
     for chunk in arr.chunks:
         n = len(chunk)
         if n == 0:
             continue
-        _, offsets_buf, data_buf = chunk.buffers()
-        offsets = np.frombuffer(offsets_buf, dtype=np.int32, count=n + 1, offset=chunk.offset * 4)
-        width = int(offsets[1] - offsets[0])
-        if width < 5 or offsets[-1] - offsets[0] != width * n:
+        cells = _fixed_width_cells(chunk)
+        if cells is None:
             return None
-        cells = np.frombuffer(data_buf, dtype=np.uint8, count=width * n, offset=int(offsets[0])).reshape(n, width)
         if layout is None:
-            first = cells[0].tobytes().decode("ascii", errors="replace")
-            core = first.strip(' \t"\r')
-            if not core or "." not in core or len(core) - core.index(".") != 4 or not core.replace(".", "").isdigit():
+            layout = _start_layout(cells[0])
+            if layout is None:
                 return None
-            lead = first.index(core)
-            dot = lead + core.index(".")
-            digits = [*range(lead, dot), dot + 1, dot + 2, dot + 3]
-            # 19 digits fit int64 while the value stays below 9e18 (years before 2255 in ns).
-            if len(digits) > 19 or (len(digits) == 19 and core[0] == "9"):
-                return None
-            layout = (width, digits, dot)
-        if width != layout[0] or (cells[:, layout[2]] != 46).any():
+        values = _start_digits(cells, layout)
+        if values is None:
             return None
-        if len(layout[1]) == 19 and (cells[:, layout[1][0]] == 57).any():
-            return None
-        values = np.zeros(n, dtype=np.int64)
-        for col in layout[1]:
-            digit = cells[:, col].astype(np.int64) - 48
-            if (digit < 0).any() or (digit > 9).any():
-                return None
-            values = values * 10 + digit
         out[pos:pos + n] = values
         pos += n
     return out
+
+
+#: Where the digits of a fixed-width start time are: cell width, digit columns, column of the dot.
+_StartLayout = tuple[int, list[int], int]
+
+
+def _fixed_width_cells(chunk: pa.StringArray) -> np.ndarray | None:
+    """A non-empty string chunk's bytes as an ``(n, width)`` array, or ``None`` when its cells differ in width."""
+    n = len(chunk)
+    _, offsets_buf, data_buf = chunk.buffers()
+    offsets = np.frombuffer(offsets_buf, dtype=np.int32, count=n + 1, offset=chunk.offset * 4)
+    width = int(offsets[1] - offsets[0])
+    if width < 5 or offsets[-1] - offsets[0] != width * n:
+        return None
+    return np.frombuffer(data_buf, dtype=np.uint8, count=width * n, offset=int(offsets[0])).reshape(n, width)
+
+
+def _start_layout(cell: np.ndarray) -> _StartLayout | None:
+    """The layout of the first cell, ``<digits>.<3 digits>`` with optional padding, or ``None`` when it is not that.
+
+    Args:
+        cell: The first cell's bytes.
+    """
+    first = cell.tobytes().decode("ascii", errors="replace")
+    core = first.strip(' \t"\r')
+    if not core or "." not in core or len(core) - core.index(".") != 4 or not core.replace(".", "").isdigit():
+        return None
+    lead = first.index(core)
+    dot = lead + core.index(".")
+    digits = [*range(lead, dot), dot + 1, dot + 2, dot + 3]
+    # 19 digits fit int64 while the value stays below 9e18 (years before 2255 in ns).
+    if len(digits) > 19 or (len(digits) == 19 and core[0] == "9"):
+        return None
+    return len(cell), digits, dot
+
+
+def _start_digits(cells: np.ndarray, layout: _StartLayout) -> np.ndarray | None:
+    """The ns values of a chunk's cells laid out as ``layout``, or ``None`` when a cell does not fit it.
+
+    Args:
+        cells: The chunk's ``(n, width)`` bytes.
+        layout: The layout of the column's first cell.
+    """
+    width, digits, dot = layout
+    if cells.shape[1] != width or (cells[:, dot] != 46).any():
+        return None
+    if len(digits) == 19 and (cells[:, digits[0]] == 57).any():
+        return None
+    values = np.zeros(len(cells), dtype=np.int64)
+    for col in digits:
+        digit = cells[:, col].astype(np.int64) - 48
+        if (digit < 0).any() or (digit > 9).any():
+            return None
+        values = values * 10 + digit
+    return values
 
 
 def _categorical(arr: pa.ChunkedArray | pa.Array) -> pd.Categorical:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -112,6 +113,23 @@ def _extras(conn: sqlite3.Connection, tables: set[str]) -> DbExtras:
     return extras
 
 
+class _DbRows(NamedTuple):
+    """What :func:`read_kernel_db` takes from the database before it closes it."""
+
+    extras: DbExtras
+    #: ``STRING_IDS``: ids and their text.
+    lookup_ids: np.ndarray
+    lookup_values: np.ndarray
+    #: ``COMPUTE_TASK_INFO`` text columns present (keys of ``_TEXT_COLUMNS``).
+    text_cols: list[str]
+    #: ``TASK ⋈ COMPUTE_TASK_INFO``: times, device, global task id, text ids, block dims.
+    raw: pd.DataFrame
+    #: PMU values by global task id (``None``: no ``TASK_PMU_INFO``).
+    pmu: pd.DataFrame | None
+    #: Communication operators as kernel rows (``None``: none).
+    comm: pd.DataFrame | None
+
+
 def read_kernel_db(path: Path) -> tuple[KernelTable, DbExtras]:
     """Read kernels (and communication operators) from a profiler database.
 
@@ -125,43 +143,91 @@ def read_kernel_db(path: Path) -> tuple[KernelTable, DbExtras]:
     except sqlite3.Error as exc:
         raise KernelFileError(f"{path.name} cannot be opened read-only ({exc})") from None
     try:
-        try:
-            tables = _tables(conn)
-        except sqlite3.DatabaseError as exc:
-            raise KernelFileError(f"{path.name} is not a readable SQLite database ({exc})") from None
-        needed = {"TASK", "COMPUTE_TASK_INFO", "STRING_IDS"}
-        if not needed <= tables:
-            raise KernelFileError(f"{path.name} lacks table(s) {', '.join(sorted(needed - tables))}")
-        extras = _extras(conn, tables)
-        strings = pd.read_sql_query("SELECT id, value FROM STRING_IDS", conn)
-        lookup_ids = strings["id"].to_numpy(dtype=np.int64)
-        lookup_values = strings["value"].to_numpy(dtype=object)
-        info_cols = _columns(conn, "COMPUTE_TASK_INFO")
-        if "blockNum" in info_cols:
-            block, mix = "blockNum", "mixBlockNum" if "mixBlockNum" in info_cols else None
-        else:
-            block = "blockDim" if "blockDim" in info_cols else None
-            mix = "mixBlockDim" if "mixBlockDim" in info_cols else None
-        text_cols = [c for c in _TEXT_COLUMNS if c in info_cols]
-        select = ["t.startNs AS start_ns", "t.endNs AS end_ns", "t.deviceId AS device_id", "c.globalTaskId AS gid"]
-        select += [f"c.{c} AS {c}" for c in text_cols]
-        if block:
-            select.append(f"c.{block} AS block_dim")
-        if mix:
-            select.append(f"c.{mix} AS mix_block_dim")
-        raw = pd.read_sql_query(
-            f"SELECT {', '.join(select)} FROM TASK t JOIN COMPUTE_TASK_INFO c ON t.globalTaskId = c.globalTaskId",
-            conn,
-        )
-        pmu = _pmu(conn, tables, lookup_ids, lookup_values)
-        comm = _communication(conn, tables, info_cols)
+        db = _read_rows(conn, path)
     except sqlite3.OperationalError as exc:
         raise KernelFileError(f"{path.name} cannot be read ({exc}); is it locked by another program?") from None
     except sqlite3.DatabaseError as exc:
         raise KernelFileError(f"{path.name} is corrupt ({exc})") from None
     finally:
         conn.close()
+    frame = _kernel_frame(db)
+    if db.pmu is None:
+        problems.append(f"{path.name} has no TASK_PMU_INFO (Level0 or aic_metrics none): no hardware counters")
+    missing = [c for c in (C.INPUT_SHAPES, C.OUTPUT_SHAPES) if c not in frame.columns
+               or frame[c].isna().all()]
+    return KernelTable(frame, path.name, [], missing, problems, 0), db.extras
 
+
+def _read_rows(conn: sqlite3.Connection, path: Path) -> _DbRows:
+    """Every query of the reader, on an open connection.
+
+    Args:
+        conn: The read-only connection.
+        path: The database (for messages).
+
+    Raises:
+        KernelFileError: When the file is not a readable SQLite database or lacks a kernel table.
+        sqlite3.DatabaseError: When a query fails (locked, corrupt).
+    """
+    try:
+        tables = _tables(conn)
+    except sqlite3.DatabaseError as exc:
+        raise KernelFileError(f"{path.name} is not a readable SQLite database ({exc})") from None
+    needed = {"TASK", "COMPUTE_TASK_INFO", "STRING_IDS"}
+    if not needed <= tables:
+        raise KernelFileError(f"{path.name} lacks table(s) {', '.join(sorted(needed - tables))}")
+    extras = _extras(conn, tables)
+    strings = pd.read_sql_query("SELECT id, value FROM STRING_IDS", conn)
+    lookup_ids = strings["id"].to_numpy(dtype=np.int64)
+    lookup_values = strings["value"].to_numpy(dtype=object)
+    info_cols = _columns(conn, "COMPUTE_TASK_INFO")
+    text_cols = [c for c in _TEXT_COLUMNS if c in info_cols]
+    raw = _task_rows(conn, info_cols, text_cols)
+    pmu = _pmu(conn, tables, lookup_ids, lookup_values)
+    comm = _communication(conn, tables, info_cols)
+    return _DbRows(extras, lookup_ids, lookup_values, text_cols, raw, pmu, comm)
+
+
+def _block_columns(info_cols: list[str]) -> tuple[str | None, str | None]:
+    """The block-dim and mix-block-dim columns of ``COMPUTE_TASK_INFO`` (``blockNum`` in newer schemas)."""
+    if "blockNum" in info_cols:
+        return "blockNum", "mixBlockNum" if "mixBlockNum" in info_cols else None
+    block = "blockDim" if "blockDim" in info_cols else None
+    mix = "mixBlockDim" if "mixBlockDim" in info_cols else None
+    return block, mix
+
+
+def _task_rows(conn: sqlite3.Connection, info_cols: list[str], text_cols: list[str]) -> pd.DataFrame:
+    """``TASK ⋈ COMPUTE_TASK_INFO`` on ``globalTaskId``: times, device, task id, text ids and block dims.
+
+    Args:
+        conn: The read-only connection.
+        info_cols: Columns of ``COMPUTE_TASK_INFO``.
+        text_cols: Its text columns to select.
+    """
+    block, mix = _block_columns(info_cols)
+    select = ["t.startNs AS start_ns", "t.endNs AS end_ns", "t.deviceId AS device_id", "c.globalTaskId AS gid"]
+    select += [f"c.{c} AS {c}" for c in text_cols]
+    if block:
+        select.append(f"c.{block} AS block_dim")
+    if mix:
+        select.append(f"c.{mix} AS mix_block_dim")
+    return pd.read_sql_query(
+        f"SELECT {', '.join(select)} FROM TASK t JOIN COMPUTE_TASK_INFO c ON t.globalTaskId = c.globalTaskId",
+        conn,
+    )
+
+
+def _kernel_frame(db: _DbRows) -> pd.DataFrame:
+    """The canonical kernel frame: tasks (µs, text, block dims, PMU) and communication, by start, with steps.
+
+    Args:
+        db: The rows read from the database.
+
+    Returns:
+        The kernel frame in :data:`C.KERNEL_COLUMNS` order.
+    """
+    raw = db.raw
     start = pd.to_numeric(raw["start_ns"], errors="coerce")
     end = pd.to_numeric(raw["end_ns"], errors="coerce")
     data: dict[str, object] = {
@@ -170,33 +236,41 @@ def read_kernel_db(path: Path) -> tuple[KernelTable, DbExtras]:
         C.DURATION_US: ((end - start) / 1000.0).to_numpy(dtype=np.float64),
         C.WAIT_US: np.full(len(raw), np.nan, dtype=np.float32),
     }
-    for src in text_cols:
+    for src in db.text_cols:
         ids = pd.to_numeric(raw[src], errors="coerce").fillna(-1).to_numpy(dtype=np.int64)
-        data[_TEXT_COLUMNS[src]] = _categorical(ids, lookup_ids, lookup_values)
+        data[_TEXT_COLUMNS[src]] = _categorical(ids, db.lookup_ids, db.lookup_values)
     for col in ("block_dim", "mix_block_dim"):
         if col in raw.columns:
             values = pd.to_numeric(raw[col], errors="coerce")
             data[col] = pd.array(values.where(values >= 0), dtype="Int64")
     frame = pd.DataFrame(data)
-    if pmu is not None and not pmu.empty:
-        pmu = pmu.reindex(raw["gid"].to_numpy())
-        for col in pmu.columns:
-            frame[col] = pmu[col].to_numpy(dtype=np.float32 if col in C.FLOAT32_COLUMNS else np.float64)
-    if comm is not None and not comm.empty:
-        frame = pd.concat([frame, comm], ignore_index=True)
-        for col in C.CATEGORY_COLUMNS:
-            if col in frame.columns and not isinstance(frame[col].dtype, pd.CategoricalDtype):
-                frame[col] = frame[col].astype("category")
-    if not extras.steps.empty:
-        frame[C.STEP_ID] = _assign_steps(frame[C.START_NS].to_numpy(), extras.steps)
+    _add_pmu(frame, db.pmu, raw["gid"].to_numpy())
+    frame = _with_communication(frame, db.comm)
+    if not db.extras.steps.empty:
+        frame[C.STEP_ID] = _assign_steps(frame[C.START_NS].to_numpy(), db.extras.steps)
     frame = frame.sort_values(C.START_NS, kind="stable").reset_index(drop=True)
     order = [c for c in C.KERNEL_COLUMNS if c in frame.columns]
-    frame = frame[order]
-    if pmu is None:
-        problems.append(f"{path.name} has no TASK_PMU_INFO (Level0 or aic_metrics none): no hardware counters")
-    missing = [c for c in (C.INPUT_SHAPES, C.OUTPUT_SHAPES) if c not in frame.columns
-               or frame[c].isna().all()]
-    return KernelTable(frame, path.name, [], missing, problems, 0), extras
+    return frame[order]
+
+
+def _add_pmu(frame: pd.DataFrame, pmu: pd.DataFrame | None, gids: np.ndarray) -> None:
+    """Add the PMU columns to the task rows (in place), aligned on the global task ids."""
+    if pmu is None or pmu.empty:
+        return
+    pmu = pmu.reindex(gids)
+    for col in pmu.columns:
+        frame[col] = pmu[col].to_numpy(dtype=np.float32 if col in C.FLOAT32_COLUMNS else np.float64)
+
+
+def _with_communication(frame: pd.DataFrame, comm: pd.DataFrame | None) -> pd.DataFrame:
+    """The task rows followed by the communication operators, text columns kept categorical."""
+    if comm is None or comm.empty:
+        return frame
+    frame = pd.concat([frame, comm], ignore_index=True)
+    for col in C.CATEGORY_COLUMNS:
+        if col in frame.columns and not isinstance(frame[col].dtype, pd.CategoricalDtype):
+            frame[col] = frame[col].astype("category")
+    return frame
 
 
 def _pmu(conn: sqlite3.Connection, tables: set[str], lookup_ids: np.ndarray,

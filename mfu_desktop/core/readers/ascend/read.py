@@ -51,23 +51,50 @@ def read_ascend(folder: RankFolder, data: RankData) -> None:
     before = fingerprint(folder.kernel_csvs)
     table = _read_kernels(folder, data)
     if table is not None:
-        data.kernels = table.frame
-        data.missing_columns = table.missing_columns
-        data.problems.extend(table.problems)
-        if table.frame.empty:
-            data.problems.append(f"{table.source} has no kernel rows")
+        _take_kernels(table, data)
+    _note_incomplete(folder, data, before)
+    _read_step_trace(folder, data)
+    _read_communication(folder, data)
+    _read_device_files(folder, data)
+
+
+def _take_kernels(table: KernelTable, data: RankData) -> None:
+    """Store the kernel table's frame, missing columns and problems in the rank's data."""
+    data.kernels = table.frame
+    data.missing_columns = table.missing_columns
+    data.problems.extend(table.problems)
+    if table.frame.empty:
+        data.problems.append(f"{table.source} has no kernel rows")
+
+
+def _note_incomplete(folder: RankFolder, data: RankData, before: list[tuple[str, int, int]]) -> None:
+    """Say when the kernel files changed while read, or the profiler's ``analyse.done`` marker is absent.
+
+    Args:
+        folder: The rank folder.
+        data: The rank's data; its ``incomplete`` list is extended.
+        before: The kernel files' fingerprint taken before they were read.
+    """
     if fingerprint(folder.kernel_csvs) != before:
         data.incomplete.append(f"{', '.join(p.name for p in folder.kernel_csvs)} changed while it was read: the "
                                "profiler may still be writing; figures are from a partial file")
     if folder.producer != "msprof" and not folder.analyse_done:
         data.incomplete.append("analyse.done marker absent: the profiler may not have finished parsing, or the "
                                "folder was copied/trimmed")
+
+
+def _read_step_trace(folder: RankFolder, data: RankData) -> None:
+    """The step trace from its CSV, else from ``analysis.db``, and its problems."""
     if folder.step_trace is not None:
         data.step_trace = read_step_trace_csv(folder.step_trace)
     elif folder.analysis_db is not None:
         data.step_trace = read_step_trace_db(folder.analysis_db)
     if data.step_trace is not None:
         data.problems.extend(data.step_trace.problems)
+
+
+def _read_communication(folder: RankFolder, data: RankData) -> None:
+    """The communication matrix from its JSON, else from ``analysis.db`` (none when that is empty), and its problems."""
     if folder.comm_matrix is not None:
         data.comm = read_comm_matrix(folder.comm_matrix)
     elif folder.analysis_db is not None:
@@ -76,6 +103,10 @@ def read_ascend(folder: RankFolder, data: RankData) -> None:
         data.comm = None  # Level0 analysis.db has no matrix: not a problem worth reporting
     if data.comm is not None:
         data.problems.extend(data.comm.problems)
+
+
+def _read_device_files(folder: RankFolder, data: RankData) -> None:
+    """The devices' ``info.json`` files and the profiler metadata (parallel groups), and their problems."""
     for info_path in folder.device_infos:
         parsed, problem = load_json(info_path)
         info = parse_device_info(parsed, info_path)
@@ -88,5 +119,3 @@ def read_ascend(folder: RankFolder, data: RankData) -> None:
         data.groups = parse_metadata(parsed)
         if problem:
             data.problems.append(problem)
-
-
