@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         from PySide6.QtCore import Qt
         from PySide6.QtWidgets import QApplication
 
-        from mfu_desktop.core.analysis.aggregates import AnalysisOptions
+        from mfu_desktop.core.analysis.options import AnalysisOptions
         from mfu_desktop.core.pipeline.analyze import analyze_paths
         from mfu_desktop.gui.app import create, parse_args
 

@@ -104,12 +104,12 @@ def render(catalog: ChipCatalog) -> str:
 
 def trace_rows() -> list[list[str]]:
     """The TraceLens rows of the measurement table, derived from the traces (needs ../shared)."""
-    from mfu_desktop.core.analysis.aggregates import AnalysisOptions
     from mfu_desktop.core.analysis.categories import CATEGORIES, category_of
+    from mfu_desktop.core.analysis.options import AnalysisOptions
     from mfu_desktop.core.analysis.steps import captured_steps
     from mfu_desktop.core.pipeline.analyze import analyze_paths
     from mfu_desktop.core.predict.inputs import rank_inputs
-    from mfu_desktop.core.predict.predictor import kernel_inputs
+    from mfu_desktop.core.predict.kernels import kernel_inputs
 
     catalog = ChipCatalog.load(include_user=False)
 

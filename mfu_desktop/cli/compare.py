@@ -29,7 +29,7 @@ def add_command(sub: argparse._SubParsersAction) -> None:
 
 
 def _load(path: Path, chip: str | None, catalog: ChipCatalog, use_cache: bool):
-    from mfu_desktop.core.analysis.aggregates import AnalysisOptions
+    from mfu_desktop.core.analysis.options import AnalysisOptions
     from mfu_desktop.core.pipeline.analyze import analyze_paths
     from mfu_desktop.core.pipeline.from_summary import analysis_from_summary
     from mfu_desktop.core.store.summaries import is_summary, read_summary

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from mfu_desktop.cli.common import EXIT_OK, EXIT_USAGE
 from mfu_desktop.cli.profile_options import NoPath, nothing_analysed, profile_paths
-from mfu_desktop.core.analysis.aggregates import AnalysisOptions
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog, UnknownChipError
 from mfu_desktop.core.cluster.folder import FolderAnalysis

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from mfu_desktop.core.analysis.classify import CLASSES, KernelClass, class_codes, class_of_core
 from mfu_desktop.core.formulas.mfu import BAND_ORDER, mfu_band, mfu_band_codes
-from mfu_desktop.core.predict.predictor import kernel_inputs
+from mfu_desktop.core.predict.kernels import kernel_inputs
 from mfu_desktop.core.readers import columns as C
 
 

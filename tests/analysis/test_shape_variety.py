@@ -13,12 +13,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mfu_desktop.core.analysis.aggregates import AnalysisOptions, Status, annotate, counted_mask, fine_table, rate
+from mfu_desktop.core.analysis.aggregates import fine_table, rate
+from mfu_desktop.core.analysis.annotate import Status, annotate, counted_mask
 from mfu_desktop.core.analysis.chip_resolution import resolve_chip
 from mfu_desktop.core.analysis.grouping import lookup, slots
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.pipeline.analyze import analyze_paths
-from mfu_desktop.core.predict.predictor import kernel_inputs
+from mfu_desktop.core.predict.kernels import kernel_inputs
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.demo import write_rank
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from mfu_desktop.core.analysis.aggregates import AnalysisOptions
 from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, families_from_csv, families_to_csv, family_of
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.compare.comparison import compare, comparison_json, side_groups, table
 from mfu_desktop.core.pipeline.analyze import analyze_paths

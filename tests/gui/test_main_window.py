@@ -12,7 +12,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
-from mfu_desktop.core.analysis.aggregates import AnalysisOptions
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.numbers import pct
 from mfu_desktop.core.paths import demo_profile_dir
 from mfu_desktop.core.pipeline.analyze import analyze_paths

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt
 
 from mfu_desktop.core.numbers import pct
-from mfu_desktop.core.predict.predictor import DEFAULT_RULES
+from mfu_desktop.core.predict.rules import DEFAULT_RULES
 from mfu_desktop.gui.models.dataframe_model import ColumnSpec, DataFrameModel, fmt_pct, fmt_us
 from mfu_desktop.gui.models.rules_model import RulesModel
 from mfu_desktop.gui.settings import Settings, load_settings, save_settings
@@ -31,7 +31,7 @@ def kernel_frame(n: int, seed: int = 3) -> pd.DataFrame:
 
 
 def test_million_row_model_sorts_by_permutation_and_keeps_the_selection(qtbot):
-    from mfu_desktop.gui.tabs.profiler_tab import TableView
+    from mfu_desktop.gui.table_view import TableView
 
     frame = kernel_frame(1_000_000)
     model = DataFrameModel(frame, [ColumnSpec("id", "id"), ColumnSpec("type", "Type"),
@@ -132,7 +132,7 @@ def test_settings_in_an_unwritable_folder_do_not_raise(tmp_path):
 
 
 def test_rank_tree_from_demo_analysis(qtbot):
-    from mfu_desktop.core.analysis.aggregates import AnalysisOptions
+    from mfu_desktop.core.analysis.options import AnalysisOptions
     from mfu_desktop.core.paths import demo_profile_dir
     from mfu_desktop.core.pipeline.analyze import analyze_paths
     from mfu_desktop.gui.models.rank_tree import ROLE_INDEX, ROLE_KIND, RankTreeModel
@@ -154,7 +154,7 @@ def test_rank_tree_from_demo_analysis(qtbot):
 def test_ctrl_c_copies_the_selection_as_tab_separated_text(qtbot):
     from PySide6.QtGui import QGuiApplication
 
-    from mfu_desktop.gui.tabs.profiler_tab import TableView
+    from mfu_desktop.gui.table_view import TableView
 
     frame = kernel_frame(100)
     model = DataFrameModel(frame, [ColumnSpec("id", "id"), ColumnSpec("type", "Type"),

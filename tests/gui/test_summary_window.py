@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from mfu_desktop.core.analysis.aggregates import AnalysisOptions
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.paths import demo_profile_dir
 from mfu_desktop.core.pipeline.summarize import Runner, summarize

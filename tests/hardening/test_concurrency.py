@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QThreadPool, QTimer
 
-from mfu_desktop.core.pipeline import analyze as pipeline_analyze
 from mfu_desktop.core.paths import demo_profile_dir
+from mfu_desktop.core.pipeline import analyze as pipeline_analyze
 from mfu_desktop.core.store import ranks as loader
 from mfu_desktop.demo import generate
 from tests.gui.conftest import wait_idle

@@ -16,7 +16,7 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from mfu_desktop.core.analysis.aggregates import AnalysisOptions
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.report.analysis_export import export_analysis
 from mfu_desktop.core.writing import ExportError, atomic_write, write_csv, write_xlsx

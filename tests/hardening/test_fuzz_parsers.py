@@ -22,7 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mfu_desktop.core.analysis.aggregates import AnalysisOptions, Status
+from mfu_desktop.core.analysis.annotate import Status
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.formulas.shapes import ShapeError, parse_dims, parse_shapes
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.readers.ascend.communication import read_comm_matrix

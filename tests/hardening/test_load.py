@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mfu_desktop.core.analysis.aggregates import AnalysisOptions
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from tests.hardening.test_concurrency import rss_mb
 

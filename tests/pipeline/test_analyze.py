@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mfu_desktop.core.analysis.aggregates import AnalysisOptions, Status
+from mfu_desktop.core.analysis.annotate import Status
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.demo import generate

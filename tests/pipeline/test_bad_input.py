@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from mfu_desktop.core.analysis.aggregates import Status
+from mfu_desktop.core.analysis.annotate import Status
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from tests.helpers import HEADER_B, kernel_row, make_rank
 

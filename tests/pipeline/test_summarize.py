@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mfu_desktop.core.analysis.aggregates import AnalysisOptions
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.cluster import documents as summary
 from mfu_desktop.core.pipeline.analyze import analyze_paths

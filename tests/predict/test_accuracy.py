@@ -30,14 +30,9 @@ from mfu_desktop.core.predict.accuracy import (
 from mfu_desktop.core.predict.basis import ACHIEVABLE, ADVERTISED, Basis, SavedFactor, check_basis
 from mfu_desktop.core.predict.calibrate import calibrate
 from mfu_desktop.core.predict.calibration_store import read_factors, save_factors
-from mfu_desktop.core.predict.predictor import (
-    DEFAULT_RULES,
-    RankInput,
-    kernel_inputs,
-    predict,
-    predict_kernels,
-    target_totals,
-)
+from mfu_desktop.core.predict.kernels import kernel_inputs, predict_kernels, target_totals
+from mfu_desktop.core.predict.predictor import RankInput, predict
+from mfu_desktop.core.predict.rules import DEFAULT_RULES
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.report.prediction_rows import prediction_json
 from tests.conftest import requires_samples

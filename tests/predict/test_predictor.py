@@ -14,19 +14,10 @@ from mfu_desktop.core.analysis.measured_step import measured_step
 from mfu_desktop.core.chips.catalog import ChipCatalog, read_catalog_file
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.predict.calibrate import calibrate
-from mfu_desktop.core.predict.predictor import (
-    DEFAULT_RULES,
-    RankInput,
-    kernel_inputs,
-    predict,
-    predict_kernels,
-    rules_from_csv,
-    rules_to_csv,
-    step_composite,
-    target_totals,
-    with_rules_disabled,
-)
-from mfu_desktop.core.predict.step import comm_line
+from mfu_desktop.core.predict.kernels import kernel_inputs, predict_kernels, target_totals
+from mfu_desktop.core.predict.predictor import RankInput, predict
+from mfu_desktop.core.predict.rules import DEFAULT_RULES, rules_from_csv, rules_to_csv, with_rules_disabled
+from mfu_desktop.core.predict.step import comm_line, step_composite
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.ascend.communication import parse_comm_matrix, read_comm_matrix
 from mfu_desktop.core.readers.step_trace import StepTrace, read_step_trace_csv

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mfu_desktop.core.analysis.aggregates import AnalysisOptions, FlopsSource, Status
+from mfu_desktop.core.analysis.annotate import FlopsSource, Status
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.mstx.marks import arguments_text, spread_by_time

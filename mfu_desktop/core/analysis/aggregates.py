@@ -13,51 +13,17 @@ import numpy as np
 import pandas as pd
 
 from mfu_desktop.core.analysis.annotate import (
-    FLOPS_SOURCES,
-    FlopsSource,
     Status,
-    annotate,
     class_mask,
     counted_mask,
     status_mask,
 )
 from mfu_desktop.core.analysis.classify import KernelClass
 from mfu_desktop.core.analysis.grouping import codes_of, counts, group_ids, lookup, slots, sums
-from mfu_desktop.core.analysis.options import DEFAULT_TOP_N, AnalysisOptions
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.roofline import BOUNDS
-from mfu_desktop.core.analysis.steps import SLOW_RANK_MARGIN, slow_ranks
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.step_trace import StepTrace
-
-__all__ = [
-    "DEFAULT_TOP_N",
-    "FLOPS_SOURCES",
-    "HW_RATIO_HIGH",
-    "HW_RATIO_LOW",
-    "SLOW_RANK_MARGIN",
-    "AnalysisOptions",
-    "FlopsSource",
-    "KernelClass",
-    "RankSummary",
-    "Rate",
-    "Status",
-    "Tier",
-    "annotate",
-    "by_shape",
-    "by_type",
-    "choose_tier",
-    "class_mask",
-    "counted_mask",
-    "device_busy_proxy",
-    "exclusions",
-    "fine_table",
-    "hot_operators",
-    "ideal_us",
-    "rate",
-    "slow_ranks",
-    "status_mask",
-    "step_table",
-]
 
 #: Hardware cube FLOPs sit 1–9 % above model FLOPs on real matmuls (tile padding); a ratio
 #: outside this band points at a shape-parsing error (profiler-formats.md §3.7).
@@ -544,5 +510,3 @@ def choose_tier(annotated: pd.DataFrame, mfu: float | None, mfu_range: tuple[flo
         return Tier(2, "hardware cube utilisation (cube_utilization, not MFU)", cube_util / 100.0, why)
     why.append(f"no cube_utilization: aic_metrics was {aic_metrics or 'unknown'}, not PipeUtilization")
     return Tier(3, "device-busy proxy (proxy, not MFU)", proxy, why)
-
-

@@ -13,34 +13,29 @@ import pandas as pd
 from mfu_desktop.core.analysis.aggregates import (
     HW_RATIO_HIGH,
     HW_RATIO_LOW,
-    AnalysisOptions,
-    KernelClass,
     RankSummary,
     Rate,
-    Status,
     _weighted_cube_utilization,
-    annotate,
     by_shape,
     by_type,
     choose_tier,
-    class_mask,
-    counted_mask,
     device_busy_proxy,
     exclusions,
     fine_table,
     hot_operators,
     rate,
-    status_mask,
     step_table,
 )
+from mfu_desktop.core.analysis.annotate import Status, annotate, class_mask, counted_mask, status_mask
 from mfu_desktop.core.analysis.chip_resolution import ChipResolution, resolve_chip
+from mfu_desktop.core.analysis.classify import KernelClass
 from mfu_desktop.core.analysis.kernel_roofline import chip_bandwidth, roofline_warnings
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.steps import captured_steps
 from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.process_memory import release_memory
 from mfu_desktop.core.readers import columns as C
-from mfu_desktop.core.readers.base import RankData
-from mfu_desktop.core.readers.discovery import RankFolder
+from mfu_desktop.core.readers.base import RankData, RankFolder
 
 
 @dataclass

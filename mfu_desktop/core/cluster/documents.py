@@ -24,7 +24,7 @@ from typing import Any
 
 from mfu_desktop.core.analysis.roofline_figures import cluster_roofline
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION, across_ranks, slow_ranks
-from mfu_desktop.core.numbers import finite_number as number  # re-exported: summary.number
+from mfu_desktop.core.numbers import finite_number as number
 
 #: Bump when a document's fields change (cached documents of another version are rebuilt).
 DOCUMENT_VERSION = 3

@@ -8,15 +8,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.analysis.aggregates import (
-    AnalysisOptions,
-    Rate,
-)
+from mfu_desktop.core.analysis.aggregates import Rate
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.rank import RankAnalysis, RankFailure
 from mfu_desktop.core.analysis.steps import AcrossRanks
 from mfu_desktop.core.cluster import documents as summary
 from mfu_desktop.core.cluster.rank_document import rank_document
-from mfu_desktop.core.readers.discovery import Discovery
+from mfu_desktop.core.readers.base import Discovery
 from mfu_desktop.core.readers.step_trace import StepTrace, read_cluster_step_trace
 
 

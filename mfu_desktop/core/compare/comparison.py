@@ -31,8 +31,8 @@ import pandas as pd
 
 from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, OTHER, Family, family_of
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
-from mfu_desktop.core.cluster.documents import number
 from mfu_desktop.core.cluster.folder import FolderAnalysis
+from mfu_desktop.core.numbers import finite_number as number
 from mfu_desktop.core.readers import columns as C
 
 #: A group is keyed by these.

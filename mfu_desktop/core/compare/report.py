@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
-from mfu_desktop.core.cluster.documents import number
 from mfu_desktop.core.compare.comparison import Comparison, SideStep, comparison_json, table
+from mfu_desktop.core.numbers import finite_number as number
 from mfu_desktop.core.numbers import pct
 from mfu_desktop.core.writing import forbid_inside, write_csv, write_json, write_text, write_xlsx
 

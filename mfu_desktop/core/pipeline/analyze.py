@@ -8,17 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mfu_desktop.core.analysis.aggregates import (
-    AnalysisOptions,
-)
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.rank import RankAnalysis, RankFailure, analyze_rank
 from mfu_desktop.core.chips.catalog import ChipCatalog, default_catalog
 from mfu_desktop.core.cluster import documents as summary
 from mfu_desktop.core.cluster.folder import FolderAnalysis, cluster_summary
 from mfu_desktop.core.cluster.rank_document import rank_document
 from mfu_desktop.core.progress import Progress, check
-from mfu_desktop.core.readers.base import adopt
-from mfu_desktop.core.readers.discovery import RankFolder, discover
+from mfu_desktop.core.readers.base import RankFolder, adopt
+from mfu_desktop.core.readers.discovery import discover
 from mfu_desktop.core.store.analysis_cache import read_analysis, write_analysis
 from mfu_desktop.core.store.cache import analysis_key, cache_key
 from mfu_desktop.core.store.ranks import load_ranks

@@ -7,19 +7,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.analysis.aggregates import (
-    AnalysisOptions,
-    RankSummary,
-    Tier,
-)
+from mfu_desktop.core.analysis.aggregates import RankSummary, Tier
 from mfu_desktop.core.analysis.chip_resolution import ChipResolution
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.rank import RankAnalysis, RankFailure
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError, default_catalog
 from mfu_desktop.core.cluster.folder import FolderAnalysis, cluster_summary
 from mfu_desktop.core.formulas.options import FlopOptions
 from mfu_desktop.core.readers import columns as C
-from mfu_desktop.core.readers.base import RankData
-from mfu_desktop.core.readers.discovery import Discovery, RankFolder
+from mfu_desktop.core.readers.base import Discovery, RankData, RankFolder
 from mfu_desktop.core.readers.records import CaptureConfig
 from mfu_desktop.core.store.summaries import Summary
 

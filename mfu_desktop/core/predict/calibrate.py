@@ -17,8 +17,9 @@ from mfu_desktop.core.analysis.categories import CATEGORIES, category_of
 from mfu_desktop.core.analysis.steps import captured_steps
 from mfu_desktop.core.chips.catalog import Chip
 from mfu_desktop.core.predict.basis import ADVERTISED, Basis, SavedFactor
-from mfu_desktop.core.predict.kernels import group_predictions
-from mfu_desktop.core.predict.predictor import DEFAULT_RULES, RankInput, Rule, group_ratios, kernel_inputs, predict
+from mfu_desktop.core.predict.kernels import group_predictions, group_ratios, kernel_inputs
+from mfu_desktop.core.predict.predictor import RankInput, predict
+from mfu_desktop.core.predict.rules import DEFAULT_RULES, Rule
 
 
 @dataclass

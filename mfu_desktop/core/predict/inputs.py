@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
 from mfu_desktop.core.cluster.folder import FolderAnalysis
-from mfu_desktop.core.predict.predictor import DEFAULT_SOURCE, RankInput
+from mfu_desktop.core.predict.options import DEFAULT_SOURCE
+from mfu_desktop.core.predict.predictor import RankInput
 
 _TWIN_COLUMNS = ("cube_fp16_tflops", "cube_fp32_tflops", "vector_fp16_tflops", "vector_fp32_tflops",
                  "hbm_bandwidth_gbs", "interconnect_bandwidth")

@@ -27,25 +27,14 @@ from mfu_desktop.core.analysis.steps import captured_steps
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
 from mfu_desktop.core.predict.basis import Basis
 from mfu_desktop.core.predict.kernels import (
-    CLASSES,
-    OTHER_PRECISION,
-    UNKNOWN_PRECISION,
-    GroupRatios,
     KernelInputs,
-    TargetKernels,
-    group_ratios,
     kernel_inputs,
     predict_kernels,
     target_totals,
 )
-from mfu_desktop.core.predict.options import DEFAULT_SOURCE
 from mfu_desktop.core.predict.rules import (
     DEFAULT_RULES,
-    RULE_COLUMNS,
     Rule,
-    rules_from_csv,
-    rules_to_csv,
-    with_rules_disabled,
 )
 from mfu_desktop.core.predict.step import StepComposite, comm_line, step_composite
 from mfu_desktop.core.readers.records import CommMatrix
@@ -431,12 +420,3 @@ def resolve_targets(catalog: ChipCatalog, names: list[str] | None) -> list[Chip]
     """Target chips by name (default list when ``names`` is empty); raises on unknown names."""
     chosen = names or list(DEFAULT_TARGETS)
     return [catalog.find(n) for n in chosen]
-
-
-__all__ = [
-    "CLASSES", "DEFAULT_RULES", "DEFAULT_SOURCE", "DEFAULT_TARGETS", "OTHER_PRECISION", "RULE_COLUMNS",
-    "UNKNOWN_PRECISION", "GroupRatios", "KernelInputs", "Prediction", "PreparedRank", "RankInput", "RankPrediction",
-    "Rule",
-    "StepComposite", "TargetKernels", "TargetResult", "group_ratios", "kernel_inputs", "predict", "predict_kernels",
-    "resolve_targets", "rules_from_csv", "rules_to_csv", "step_composite", "target_totals", "with_rules_disabled",
-]

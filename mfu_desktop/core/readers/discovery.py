@@ -17,8 +17,6 @@ from mfu_desktop.core.readers.base import Discovery, RankFolder
 from mfu_desktop.core.readers.files import list_dir, safe_is_dir
 from mfu_desktop.core.readers.registry import READERS, looked_for, reader_named
 
-__all__ = ["MAX_DEPTH", "Discovery", "RankFolder", "discover"]
-
 #: How deep below a dropped folder rank folders are looked for (cluster/job/node/rank …).
 MAX_DEPTH = 8
 #: Folders never worth descending into while looking for ranks.

@@ -10,7 +10,7 @@ it, then every :data:`ENRICHERS` entry that applies adds what other sources reco
 from __future__ import annotations
 
 from mfu_desktop.core.readers.ascend.reader import AscendTorchReader, MsprofReader
-from mfu_desktop.core.readers.base import Discovery, Enricher, RankFolder, Reader
+from mfu_desktop.core.readers.base import Enricher, Reader
 from mfu_desktop.core.readers.kineto.reader import KinetoReader
 from mfu_desktop.core.readers.mstx.enricher import MstxEnricher
 
@@ -42,6 +42,3 @@ def reader_named(name: str) -> Reader:
 def looked_for() -> str:
     """What discovery looks for, for the "no profiler ranks found" message."""
     return ", ".join(r.looks_for for r in READERS)
-
-
-__all__ = ["ENRICHERS", "READERS", "Discovery", "Enricher", "RankFolder", "Reader", "looked_for", "reader_named"]

@@ -32,7 +32,8 @@ from mfu_desktop.core.predict.accuracy import accuracy_table, error_text, pair_e
 from mfu_desktop.core.predict.basis import ACHIEVABLE, ADVERTISED, Basis
 from mfu_desktop.core.predict.calibration_store import read_factors
 from mfu_desktop.core.predict.inputs import choose_source, rank_inputs
-from mfu_desktop.core.predict.predictor import DEFAULT_TARGETS, Prediction, predict, predict_kernels
+from mfu_desktop.core.predict.kernels import predict_kernels
+from mfu_desktop.core.predict.predictor import DEFAULT_TARGETS, Prediction, predict
 from mfu_desktop.core.predict.rules import DEFAULT_RULES
 from mfu_desktop.core.progress import check
 from mfu_desktop.core.report.prediction_rows import (

@@ -33,9 +33,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mfu_desktop.core.analysis.aggregates import AnalysisOptions, KernelClass, Status
+from mfu_desktop.core.analysis.annotate import Status
+from mfu_desktop.core.analysis.classify import KernelClass
 from mfu_desktop.core.analysis.explain import CalculatorPrefill, explain_kernel
 from mfu_desktop.core.analysis.kernel_roofline import chip_bandwidth
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.rank import RankAnalysis
 from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.cluster.folder import FolderAnalysis
