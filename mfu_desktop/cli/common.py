@@ -46,11 +46,14 @@ def positive_int(text: str) -> int:
 
 
 def nonneg_int(text: str) -> int:
-    """An integer ≥ 0."""
+    """An integer ≥ 0 (``1_000`` allowed)."""
     try:
-        return int(text)
+        value = int(text.replace("_", ""))
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be zero or a positive integer")
+    return value
 
 
 def positive_float(text: str) -> float:

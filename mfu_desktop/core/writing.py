@@ -147,7 +147,7 @@ FAST_CSV_CHUNK_ROWS = 200_000
 
 
 def write_fast_csv(frame: pd.DataFrame, path: Path) -> Path:
-    """A large CSV through Arrow's writer: same cells as :func:`write_csv`, strings quoted.
+    """A large CSV through Arrow's writer: :func:`write_csv`'s values (numbers shortest: 2, not 2.0), strings quoted.
 
     Used for the per-kernel detail files (millions of rows). Chunks of rows are formatted on
     the CPU's cores (Arrow releases the GIL) and written in order; at most two chunks per core
