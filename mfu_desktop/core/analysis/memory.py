@@ -157,16 +157,21 @@ def thinned(frame: pd.DataFrame, values: tuple[str, ...], max_points: int) -> pd
 # --- the allocator curve and its peak -----------------------------------------------------------
 
 
+def _is(column: pd.Series, value: object) -> np.ndarray:
+    """``column == value`` without turning a categorical's million rows into strings."""
+    return (column == value).to_numpy(dtype=bool)
+
+
 def choose_allocator(records: pd.DataFrame | None) -> str | None:
     """``PTA+GE`` when present, else ``PTA``, else ``GE``, else the component with most rows."""
     if records is None or records.empty:
         return None
-    present = records["component"].astype(str)
-    names = set(present.unique())
+    counts = records["component"].value_counts()
+    names = {str(k) for k, v in counts.items() if v > 0}
     for name in ALLOCATOR_PREFERENCE:
         if name in names:
             return name
-    return str(present.value_counts().index[0])
+    return str(counts.index[0])
 
 
 def _argmax(values: np.ndarray) -> int | None:
@@ -282,7 +287,7 @@ def _allocator_peak(out: RankMemory, md: MemoryData, records: pd.DataFrame | Non
     """Peak allocated/reserved of the framework allocator; returns the peak's time (``None``: unknown)."""
     if records is not None:
         chosen = choose_allocator(records)
-        sub = records[records["component"].astype(str) == chosen]
+        sub = records[_is(records["component"], chosen)]
         out.allocator = md.allocator or str(chosen)
         allocated = sub["allocated_mb"].to_numpy(np.float64)
         reserved = sub["reserved_mb"].to_numpy(np.float64)
@@ -361,7 +366,7 @@ def _live(allocations: pd.DataFrame | None, peak_ts: float | None, origin: float
     idx = np.flatnonzero(live)
     sizes = allocations["size_mb"].to_numpy(np.float64)[idx]
     top = idx[np.argsort(-np.nan_to_num(sizes), kind="stable")[:TOP_LIVE]]
-    names = allocations["name"].astype(str).to_numpy()[top]
+    names = [str(n) for n in allocations["name"].iloc[top]]  # the top few only
     timed = origin is not None and peak_ts is not None  # no usable peak time: no step to count from
     return [LiveAllocation(str(n), float(s), finite_number(t - origin) if timed else None, finite_number(t))
             for n, s, t in zip(names, allocations["size_mb"].to_numpy(np.float64)[top], alloc[top])]
@@ -371,7 +376,7 @@ def _components(modules: pd.DataFrame | None) -> dict[str, float]:
     """Peak reserved memory of each runtime component that reserved any (largest first)."""
     if modules is None or modules.empty:
         return {}
-    peaks = modules.groupby(modules["component"].astype(str), sort=False)["reserved_mb"].max()
+    peaks = modules.groupby("component", sort=False, observed=True)["reserved_mb"].max()
     peaks = peaks[peaks > 0].sort_values(ascending=False, kind="stable")
     return {str(k): float(v) for k, v in peaks.items()}
 
@@ -396,7 +401,7 @@ def _curves(out: RankMemory, md: MemoryData, records: pd.DataFrame | None,
             windows: list[tuple[str, float, float]], origin: float | None) -> None:
     base = origin if origin is not None else 0.0
     if records is not None:
-        sub = records[records["component"].astype(str) == choose_allocator(records)]
+        sub = records[_is(records["component"], choose_allocator(records))]
         sub = sub.sort_values("ts_us", kind="stable")
         out.curve = pd.DataFrame({"time_us": sub["ts_us"].to_numpy(np.float64) - base,
                                   "allocated_mb": sub["allocated_mb"].to_numpy(np.float64),
@@ -406,7 +411,7 @@ def _curves(out: RankMemory, md: MemoryData, records: pd.DataFrame | None,
         out.process_curve = pd.DataFrame({"time_us": p["ts_us"].to_numpy(np.float64) - base,
                                           "reserved_mb": p["reserved_mb"].to_numpy(np.float64)})
     if md.modules is not None and not md.modules.empty:
-        keep = md.modules[md.modules["component"].astype(str).isin(out.components_mb)]
+        keep = md.modules[md.modules["component"].isin(list(out.components_mb))]
         keep = keep.sort_values(["component", "ts_us"], kind="stable")
         out.component_curves = pd.DataFrame({"component": keep["component"].astype(str).to_numpy(),
                                              "time_us": keep["ts_us"].to_numpy(np.float64) - base,

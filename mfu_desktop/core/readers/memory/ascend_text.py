@@ -80,7 +80,6 @@ def _records(table: Table, md: MemoryData) -> None:
     for c in ("allocated_mb", "active_mb"):
         if c not in f.columns:
             f = f.assign(**{c: np.nan})
-    f = f.assign(component=f["component"].str.strip())
     _nonnegative(f, ("allocated_mb", "reserved_mb", "active_mb"))
     if table.rounded_times:
         md.timed = False
@@ -118,7 +117,7 @@ def _allocations(table: Table, md: MemoryData) -> None:
     if table.rounded_times:
         md.problems.append(f"{table.source}: timestamps are rounded (the file was saved by a spreadsheet): "
                            "allocation times are approximate")
-    columns = {"name": pd.Categorical(f["name"].str.strip()),
+    columns = {"name": pd.Categorical(f["name"]),
                "size_mb": f["size_mb"].to_numpy(np.float64)}
     for c in ("alloc_us", "release_us", "total_allocated_mb", "total_reserved_mb", "release_total_allocated_mb",
               "release_total_reserved_mb"):
@@ -135,7 +134,7 @@ def _modules(table: Table, md: MemoryData) -> None:
         return
     f = main_device(table.frame, md.problems, table.source)
     f = f[f["ts_us"].notna()]
-    md.modules = pd.DataFrame({"component": pd.Categorical(f["component"].str.strip()),
+    md.modules = pd.DataFrame({"component": pd.Categorical(f["component"]),
                                "ts_us": f["ts_us"].to_numpy(np.float64),
                                "reserved_mb": f["reserved_mb"].where(f["reserved_mb"] >= 0).to_numpy(np.float64)})
 
@@ -147,10 +146,11 @@ def _static(table: Table, md: MemoryData) -> None:
         _unusable(md, table, why)
         return
     f = table.frame
-    graph = (f["model"] if "model" in f.columns else pd.Series("", index=f.index)).str.cat(
-        f["graph_id"] if "graph_id" in f.columns else pd.Series("", index=f.index), sep="/")
+    blank = pd.Series("", index=f.index)
+    graph = (f["model"].astype(str) if "model" in f.columns else blank).str.cat(
+        f["graph_id"].astype(str) if "graph_id" in f.columns else blank, sep="/")
     md.static_ops = pd.DataFrame({
-        "name": f["name"].str.strip(), "graph": graph,
+        "name": f["name"].astype(str), "graph": graph,
         "start": f["start"].to_numpy(np.float64) if "start" in f.columns else np.nan,
         "end": f["end"].to_numpy(np.float64) if "end" in f.columns else np.nan,
         "size_mb": f["size_mb"].to_numpy(np.float64)})
@@ -161,7 +161,7 @@ def _process_from_npu_mem(table: Table, md: MemoryData) -> None:
     f = table.frame
     if f.empty or "event" not in f.columns or "ts_us" not in f.columns:
         return
-    app = f[f["event"].str.strip().str.upper().eq("APP") & f["ts_us"].notna()]
+    app = f[f["event"].astype(str).str.upper().eq("APP") & f["ts_us"].notna()]
     value = app.get("hbm_mb")
     if value is None or not (value > 0).any():
         value = app.get("memory_mb")

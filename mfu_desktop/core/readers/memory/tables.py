@@ -4,12 +4,13 @@ Every memory file names its unit in its header (``Size(KB)``, ``Total Reserved(M
 ``Timestamp(us)``): a column is found by its name without the unit, and its values are scaled to
 MB and µs (:mod:`.records`). Cells are stripped (torch_npu writes timestamps with a trailing tab),
 blank and ``N/A`` cells become NaN, and a file saved by a spreadsheet (``1.69512E+15``) is
-recognised: its timestamps are not usable. Vectorised: one ``pandas.read_csv`` per file, one
-``to_numeric`` per column.
+recognised: its timestamps are not usable. Vectorised: one ``pyarrow.csv`` read per file (texts
+only), then Arrow kernels per column (trim, number check, cast) — no Python per row.
 """
 
 from __future__ import annotations
 
+import csv
 import io
 import re
 from dataclasses import dataclass, field
@@ -17,6 +18,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
 #: Memory units → MB (2**20 bytes).
 MEMORY_SCALE = {"b": 1 / 2**20, "byte": 1 / 2**20, "bytes": 1 / 2**20, "kb": 1 / 1024, "mb": 1.0, "gb": 1024.0}
@@ -26,6 +30,7 @@ TIME_SCALE = {"ns": 1e-3, "us": 1.0, "µs": 1.0, "ms": 1e3, "s": 1e6}
 MAX_FILE_BYTES = 2 << 30
 
 _UNIT = re.compile(r"\(\s*([^()]*?)\s*\)\s*$")
+_NUMBER = r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$"
 
 
 def header_key(header: str) -> tuple[str, str]:
@@ -68,6 +73,37 @@ class Table:
         return self.frame.empty
 
 
+def _header(raw: bytes) -> list[str]:
+    first = raw.split(b"\n", 1)[0].decode("utf-8-sig", errors="replace").rstrip("\r")
+    return next(csv.reader([first]), [])
+
+
+def _arrow_table(raw: bytes, names: list[str], wanted: list[str], skipped: list[int]) -> pa.Table:
+    def on_invalid(row: pacsv.InvalidRow) -> str:
+        skipped.append(1)
+        return "skip"
+
+    read = pacsv.ReadOptions(column_names=names, skip_rows=1, use_threads=True)
+    parse = pacsv.ParseOptions(invalid_row_handler=on_invalid)
+    convert = pacsv.ConvertOptions(include_columns=wanted, column_types=dict.fromkeys(wanted, pa.string()),
+                                   strings_can_be_null=False)
+    return pacsv.read_csv(io.BytesIO(raw), read_options=read, parse_options=parse, convert_options=convert)
+
+
+def _numbers(arr: pa.ChunkedArray) -> tuple[np.ndarray, int]:
+    """Trimmed text → float64 (blank, ``N/A`` and non-numbers → NaN) and how many cells were not numbers."""
+    try:  # the common case: numbers and blanks only (one cast, no regex)
+        values = pc.cast(pc.if_else(pc.equal(arr, ""), pa.scalar(None, pa.string()), arr), pa.float64())
+        return values.to_numpy(zero_copy_only=False).astype(np.float64, copy=False), 0
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    ok = pc.match_substring_regex(arr, _NUMBER)
+    blank = pc.or_(pc.equal(arr, ""), pc.match_substring_regex(arr, r"^(?i:n/?a|nan|none|null)$"))
+    bad = int(pc.sum(pc.and_(pc.invert(ok), pc.invert(blank))).as_py() or 0)
+    values = pc.cast(pc.if_else(ok, arr, pa.scalar(None, pa.string())), pa.float64())
+    return values.to_numpy(zero_copy_only=False).astype(np.float64, copy=False), bad
+
+
 def _read_one(path: Path, spec: dict[str, Column], problems: list[str]) -> tuple[pd.DataFrame | None, bool]:
     try:
         size = path.stat().st_size
@@ -82,40 +118,48 @@ def _read_one(path: Path, spec: dict[str, Column], problems: list[str]) -> tuple
     if not raw.strip():
         problems.append(f"{path.name} is empty")
         return None, False
-    try:
-        text = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8-sig",
-                           on_bad_lines="skip", skipinitialspace=True)
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
-        problems.append(f"{path.name} cannot be parsed ({type(exc).__name__}: {exc})")
-        return None, False
-    lines = (raw.count(b"\n") + 1 - raw.count(b"\n\n") - raw.count(b"\n\r\n")  # non-blank lines
-             - (1 if raw.endswith(b"\n") else 0) - 1)
-    if lines > len(text):
-        problems.append(f"{path.name}: {lines - len(text)} malformed row(s) skipped")
-    out: dict[str, pd.Series] = {}
-    rounded = False
-    for header in text.columns:
+    headers = _header(raw)
+    names = [f"c{i}" for i in range(len(headers))]
+    chosen: dict[str, tuple[str, Column, str]] = {}
+    seen: set[str] = set()
+    for name, header in zip(names, headers):
         key, unit = header_key(header)
         col = spec.get(key)
-        if col is None or col.name in out:
+        if col is not None and col.name not in seen:
+            seen.add(col.name)
+            chosen[name] = (header.strip(), col, unit)
+    if not chosen:
+        return pd.DataFrame(), False
+    skipped: list[int] = []
+    try:
+        table = _arrow_table(raw, names, list(chosen), skipped)
+    except (pa.ArrowInvalid, UnicodeDecodeError):
+        skipped.clear()
+        try:  # bytes that are not UTF-8: read them replaced (and say so)
+            table = _arrow_table(raw.decode("utf-8", errors="replace").encode("utf-8"), names, list(chosen), skipped)
+            problems.append(f"{path.name} holds bytes that are not UTF-8 (read as replacement characters)")
+        except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+            problems.append(f"{path.name} cannot be parsed ({exc})")
+            return None, False
+    if skipped:
+        problems.append(f"{path.name}: {len(skipped)} malformed row(s) skipped")
+    out: dict[str, object] = {}
+    rounded = False
+    for name, (header, col, unit) in chosen.items():
+        cells = pc.utf8_trim(table.column(name), characters=" \t\"\r")
+        if col.kind == "text":  # few distinct values (components, operators): a categorical
+            out[col.name] = pd.Categorical(pc.dictionary_encode(cells).combine_chunks().to_pandas())
             continue
-        cells = text[header].astype(str).str.strip()
-        if col.kind == "text":
-            out[col.name] = cells
-            continue
-        values = pd.to_numeric(cells, errors="coerce")
-        filled = cells.ne("") & cells.str.upper().ne("N/A") & cells.str.upper().ne("NA")
-        bad = int((values.isna() & filled).sum())
+        values, bad = _numbers(cells)
         if bad:
-            problems.append(f"{path.name}: {bad} cell(s) of {header.strip()} are not numbers (read as blank)")
+            problems.append(f"{path.name}: {bad} cell(s) of {header} are not numbers (read as blank)")
         if col.kind == "memory":
             values = values * MEMORY_SCALE.get(unit, 1.0)
         elif col.kind == "time":
-            if cells.str.contains("e+", case=False, regex=False).any():
-                rounded = True
+            rounded = rounded or bool(pc.any(pc.match_substring(cells, "e+", ignore_case=True)).as_py())
             values = values * TIME_SCALE.get(unit, 1.0)
-        out[col.name] = values.astype(np.float64)
-    return pd.DataFrame(out, index=text.index), rounded
+        out[col.name] = values
+    return pd.DataFrame(out), rounded
 
 
 def read_table(paths: list[Path], spec: dict[str, Column]) -> Table:
@@ -147,12 +191,13 @@ def main_device(frame: pd.DataFrame, problems: list[str], source: str) -> pd.Dat
     """The rows of the device most rows belong to (a rank is one device), when a ``device`` column says."""
     if "device" not in frame.columns or frame.empty:
         return frame
-    devices = frame["device"].replace("", np.nan).dropna()
+    every = frame["device"].astype(str)
+    devices = every[every.ne("")]
     if devices.nunique() <= 1:
         return frame
     main = devices.value_counts().index[0]
     problems.append(f"{source}: rows of {devices.nunique()} devices; only {main}'s are read")
-    return frame[frame["device"].eq(main) | frame["device"].eq("")]
+    return frame[every.eq(main) | every.eq("")]
 
 
 def pair_events(ts: np.ndarray, addr: np.ndarray, nbytes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
