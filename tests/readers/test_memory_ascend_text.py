@@ -196,3 +196,29 @@ def test_public_server_samples(samples):
     cluster = result.to_json()["cluster"]["memory"]
     assert cluster["peak_reserved_mb"] == 8664.0 and cluster["peak_reserved_rank"] == 0
     assert cluster["ranks"] == 2
+
+
+def test_truncated_and_flipped_files_never_raise(tmp_path):
+    """Every cut of the three files, and bytes flipped in them: a memory record or a reason, never an exception."""
+    import random
+
+    from mfu_desktop.core.readers.memory.ascend_text import memory_from_files
+
+    path = mf.ascend_memory_rank(tmp_path)
+    out = path / "ASCEND_PROFILER_OUTPUT"
+    files = {role: [out / f"{role}.csv"] for role in ("memory_record", "operator_memory", "npu_module_mem")}
+    originals = {role: paths[0].read_bytes() for role, paths in files.items()}
+    rng = random.Random(27)
+    for role, raw in originals.items():
+        for cut in range(0, len(raw), max(1, len(raw) // 40)):
+            files[role][0].write_bytes(raw[:cut])
+            md = memory_from_files(files, "ASCEND_PROFILER_OUTPUT", True)
+            assert md.available or md.reason
+        for _ in range(30):
+            data = bytearray(raw)
+            for _ in range(5):
+                data[rng.randrange(len(data))] = rng.choice(b",\t\r\n\"\x00\xffE+-.9")
+            files[role][0].write_bytes(bytes(data))
+            md = memory_from_files(files, "ASCEND_PROFILER_OUTPUT", True)
+            assert md.available or md.reason
+        files[role][0].write_bytes(raw)

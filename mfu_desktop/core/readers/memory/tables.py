@@ -74,8 +74,11 @@ class Table:
 
 
 def _header(raw: bytes) -> list[str]:
-    first = raw.split(b"\n", 1)[0].decode("utf-8-sig", errors="replace").rstrip("\r")
-    return next(csv.reader([first]), [])
+    first = re.split(rb"\r\n|\n|\r", raw, maxsplit=1)[0].decode("utf-8-sig", errors="replace")
+    try:
+        return next(csv.reader([first]), [])
+    except csv.Error:
+        return first.split(",")
 
 
 def _arrow_table(raw: bytes, names: list[str], wanted: list[str], skipped: list[int]) -> pa.Table:
@@ -130,17 +133,17 @@ def _read_one(path: Path, spec: dict[str, Column], problems: list[str]) -> tuple
             chosen[name] = (header.strip(), col, unit)
     if not chosen:
         return pd.DataFrame(), False
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:  # Arrow would fail on them (in its invalid-row handler too): replaced, and said
+        raw = raw.decode("utf-8", errors="replace").encode("utf-8")
+        problems.append(f"{path.name} holds bytes that are not UTF-8 (read as replacement characters)")
     skipped: list[int] = []
     try:
         table = _arrow_table(raw, names, list(chosen), skipped)
-    except (pa.ArrowInvalid, UnicodeDecodeError):
-        skipped.clear()
-        try:  # bytes that are not UTF-8: read them replaced (and say so)
-            table = _arrow_table(raw.decode("utf-8", errors="replace").encode("utf-8"), names, list(chosen), skipped)
-            problems.append(f"{path.name} holds bytes that are not UTF-8 (read as replacement characters)")
-        except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
-            problems.append(f"{path.name} cannot be parsed ({exc})")
-            return None, False
+    except (pa.ArrowException, ValueError) as exc:
+        problems.append(f"{path.name} cannot be parsed ({exc})")
+        return None, False
     if skipped:
         problems.append(f"{path.name}: {len(skipped)} malformed row(s) skipped")
     out: dict[str, object] = {}
@@ -180,9 +183,9 @@ def read_table(paths: list[Path], spec: dict[str, Column]) -> Table:
 def need(table: Table, columns: tuple[str, ...], label: str) -> str | None:
     """Why ``table`` cannot be used (a needed column missing), or ``None``."""
     absent = [c for c in columns if c not in table.frame.columns]
-    if table.frame.empty and not table.problems:
+    if table.frame.empty:
         return f"{table.source} has no rows"
-    if absent and not table.frame.empty:
+    if absent:
         return f"{table.source} has no {', '.join(absent)} column: {label} not read"
     return None
 
