@@ -31,6 +31,13 @@ def prof(tmp_path):
               ["0,APP,0,3145728,3145728,1000100", "0,Device,0,4194304,4194304,1000100"])
     write_csv(out / "npu_module_mem_20240101.csv", "Device_id,Component,Timestamp(us),Total Reserved(KB),Device",
               ["0,HCCL,1000100,-1,NPU:0", "0,HCCL,1000200,204800,NPU:0", "0,RUNTIME,1000200,-1,NPU:0"])
+    # msprof's operator_memory has no release time: allocation time + duration (blank = not released)
+    write_csv(out / "operator_memory_20240101.csv", "Name,Size(KB),Allocation Time(us),Duration(us),"
+              "Allocation Total Allocated(KB),Allocation Total Reserved(KB),Release Total Allocated(KB),"
+              "Release Total Reserved(KB),Device",
+              ["Conv2D_1,6144,1000250,100,6144,20480,1024,20480,NPU:0",
+               "MatMul_2,2048,1000280,,8192,20480,,,NPU:0",
+               "Add_3,1024,1000100,50,2048,8192,1024,8192,NPU:0"])
     return out.parent
 
 
@@ -39,7 +46,7 @@ def test_slices_are_found_in_order_and_the_stray_file_is_ignored(tmp_path):
     assert [p.name for p in files["memory_record"]] == [  # slice order, not text order (10 after 1)
         "memory_record_slice_0_20240101.csv", "memory_record_slice_1_20240101.csv",
         "memory_record_slice_10_20240101.csv"]
-    assert set(files) == {"memory_record", "npu_mem", "npu_module_mem"}
+    assert set(files) == {"memory_record", "npu_mem", "npu_module_mem", "operator_memory"}
 
 
 def test_slices_concatenated_kb_converted(tmp_path):
@@ -56,3 +63,7 @@ def test_slices_concatenated_kb_converted(tmp_path):
     assert m["components_mb"] == {"HCCL": 200.0}  # −1 = not collected, never a negative size
     assert any("3 slices concatenated" in n for n in m["notes"])
     assert "memory_record_slice_0_20240101.csv" in m["source"]
+    # live at 1 000 300: Conv2D_1 (1 000 250 + 100 µs) and MatMul_2 (never released); Add_3 ended at 1 000 150
+    assert [(a["name"], a["mb"], a["allocated_at_us"]) for a in m["top_live"]] == [
+        ("Conv2D_1", 6.0, 200.0), ("MatMul_2", 2.0, 230.0)]
+    assert m["not_released_mb"] == 2.0

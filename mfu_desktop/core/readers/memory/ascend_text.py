@@ -32,6 +32,7 @@ RECORD_SPEC = {"component": Column("component", "text"), "timestamp": Column("ts
                "total active": Column("active_mb", "memory"), **_DEVICE}
 OPERATOR_SPEC = {"name": Column("name", "text"), "size": Column("size_mb", "memory"),
                  "allocation time": Column("alloc_us", "time"), "release time": Column("release_us", "time"),
+                 "duration": Column("duration_us", "time"),
                  "allocation total allocated": Column("total_allocated_mb", "memory"),
                  "allocation total reserved": Column("total_reserved_mb", "memory"),
                  "release total allocated": Column("release_total_allocated_mb", "memory"),
@@ -117,6 +118,8 @@ def _allocations(table: Table, md: MemoryData) -> None:
     if table.rounded_times:
         md.problems.append(f"{table.source}: timestamps are rounded (the file was saved by a spreadsheet): "
                            "allocation times are approximate")
+    if "release_us" not in f.columns and "duration_us" in f.columns:  # msprof: allocation time + duration
+        f = f.assign(release_us=f["alloc_us"] + f["duration_us"])
     columns = {"name": pd.Categorical(f["name"]),
                "size_mb": f["size_mb"].to_numpy(np.float64)}
     for c in ("alloc_us", "release_us", "total_allocated_mb", "total_reserved_mb", "release_total_allocated_mb",
