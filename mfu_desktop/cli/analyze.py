@@ -21,6 +21,7 @@ from mfu_desktop.cli.profile_options import (
     nothing_analysed,
     profile_paths,
 )
+from mfu_desktop.core.analysis import memory_text
 from mfu_desktop.core.analysis.roofline_figures import judged_figure, roofline_text
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
@@ -83,6 +84,8 @@ def _print_rank(d: dict[str, Any], top: int) -> None:
     roof = roofline_text(d.get("roofline"))
     if roof:
         print(f"   roofline     {roof}")
+    for line in memory_text.rank_lines(d):
+        print(line)
     _print_hot(f"top {min(top, len(lost))} by lost time (measured − roofline-attainable), per step:", lost, top,
                "lost_us")
     _print_hot(f"top {min(top, len(hot))} by time, per step:", hot, top, "time_us")
@@ -148,6 +151,9 @@ def _print_cluster(folder: dict[str, Any], top: int) -> None:
     roof = roofline_text(c.get("roofline"))
     if roof:
         print(f"   roofline     {roof}" + ("  (mean per rank)" if n > 1 else ""))
+    memory = memory_text.cluster_line(c)
+    if memory:
+        print(memory)
     if n > 1 and c["rows"]:
         print()
         print(f"   {'rank':>5} {'steps':>5} {'step µs':>12} {'computing µs':>13} {'comm µs':>11} {'free µs':>10} "

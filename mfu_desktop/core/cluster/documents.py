@@ -24,6 +24,8 @@ from typing import Any
 
 from mfu_desktop.core.analysis.roofline_figures import cluster_roofline
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION, across_ranks, slow_ranks
+from mfu_desktop.core.cluster.memory import cluster_memory, memory_row
+from mfu_desktop.core.cluster.memory import memory_json as cluster_memory_json
 from mfu_desktop.core.numbers import finite_number as number
 
 #: Bump when a document's fields change (cached documents of another version are rebuilt).
@@ -119,6 +121,7 @@ def cluster_rows(ranks: list[dict[str, Any]], slow: list[int]) -> list[dict[str,
         row["comm_wait_us"] = number(d.get("comm_wait_us"))
         row.update(kernels=d.get("kernels", 0), countable_kernels=d.get("countable_kernels", 0),
                    slow=d["rank"] in slow)
+        row.update(memory_row(d))
         rows.append(row)
     return rows
 
@@ -166,6 +169,7 @@ def cluster_document(ranks: list[dict[str, Any]], top_n: int) -> dict[str, Any]:
         "hot_by_lost": merge_hot_rows((d.get("hot_by_lost") or [] for d in ranks), "lost_us", top_n, len(ranks)),
         "hot_by_time": merge_hot_rows((d.get("hot_by_time") or [] for d in ranks), "time_us", top_n, len(ranks)),
         "roofline": cluster_roofline(ranks),
+        "memory": cluster_memory(ranks),
     }
 
 
@@ -242,6 +246,7 @@ def analysis_json(folder: dict[str, Any]) -> dict[str, Any]:
             "roofline": c.get("roofline"),
             "slowest_rank": None if st["slowest_rank"] is None else {
                 "rank": st["slowest_rank"], "step_time_us": number(st["slowest_value"])},
+            "memory": cluster_memory_json(c.get("memory")),
         },
         "convention": PER_STEP_CONVENTION,
         "conventions": folder["conventions"],

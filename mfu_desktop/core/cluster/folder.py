@@ -13,6 +13,7 @@ from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.rank import RankAnalysis, RankFailure
 from mfu_desktop.core.analysis.steps import AcrossRanks
 from mfu_desktop.core.cluster import documents as summary
+from mfu_desktop.core.cluster.memory import ROW_FIELDS as MEMORY_ROW_FIELDS
 from mfu_desktop.core.cluster.rank_document import rank_document
 from mfu_desktop.core.readers.base import Discovery
 from mfu_desktop.core.readers.step_trace import StepTrace, read_cluster_step_trace
@@ -79,7 +80,7 @@ def cluster_summary(ranks: list[RankAnalysis], discovery: Discovery, options: An
     c = summary.cluster_document(docs, options.top_n)
     table = pd.DataFrame(c["rows"])
     for column in ("mfu_ops", "mfu_step", "mfu_ops_lo", "mfu_ops_hi", "cube_utilization", "step_time_us",
-                   *summary.BREAKDOWN):  # None → NaN, never object
+                   *summary.BREAKDOWN, *MEMORY_ROW_FIELDS):  # None → NaN, never object
         if column in table:
             table[column] = pd.to_numeric(table[column], errors="coerce").astype(np.float64)
     rate = c["rate"]

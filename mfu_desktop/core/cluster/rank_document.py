@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from mfu_desktop.core.analysis.kernel_roofline import chip_bandwidth, roofline_summary
+from mfu_desktop.core.analysis.memory import memory_fields
 from mfu_desktop.core.analysis.rank import RankAnalysis
 from mfu_desktop.core.cluster import documents as summary
 from mfu_desktop.core.numbers import finite_number
@@ -83,6 +84,7 @@ def rank_document(r: RankAnalysis, top_n: int | None = None) -> dict[str, object
         "excluded": _records(r.excluded, {"type": "type", "reason": "reason", "count": "count", "time_us": "time_us"}),
         "step_breakdown": {col: finite_number(_step_mean(r.steps, col)) for col in summary.BREAKDOWN},
         **_comm_split(r),
+        **memory_fields(r, top),
         # extras beyond the contract
         "mfu_ops_range": [finite_number(v) for v in s.mfu_ops_range] if s.mfu_ops_range else None,
         "mfu_step_range": [finite_number(v) for v in s.mfu_step_range] if s.mfu_step_range else None,

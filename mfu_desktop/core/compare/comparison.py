@@ -32,6 +32,7 @@ import pandas as pd
 from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, OTHER, Family, family_of
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
 from mfu_desktop.core.cluster.folder import FolderAnalysis
+from mfu_desktop.core.cluster.memory import cluster_memory
 from mfu_desktop.core.numbers import finite_number as number
 from mfu_desktop.core.readers import columns as C
 
@@ -113,6 +114,8 @@ class SideStep:
     mfu_step: float | None
     slowest_rank: int | None
     slowest_step_us: float | None
+    #: Peak memory of the side (the highest rank's): peak_allocated_mb, peak_reserved_mb, process_reserved_mb.
+    memory: dict[str, float | None] = field(default_factory=dict)
 
 
 def _mean(values: list[Any]) -> float | None:
@@ -132,7 +135,27 @@ def side_step(result: FolderAnalysis, label: str) -> SideStep:
     steps = [number(d.get("mfu_step")) for d in docs]
     st = result.cluster.step_time
     return SideStep(label, len(docs), ", ".join(chips) or None, values, result.cluster.rate.mfu,
-                    _mean(steps), st.slowest_rank, st.slowest_value)
+                    _mean(steps), st.slowest_rank, st.slowest_value, side_memory(docs))
+
+
+#: Memory peaks compared (MB; each side's highest rank, :mod:`mfu_desktop.core.cluster.memory`).
+MEMORY_FIELDS = ("peak_allocated_mb", "peak_reserved_mb", "process_reserved_mb")
+
+
+def side_memory(docs: list[dict[str, Any]]) -> dict[str, float | None]:
+    """A side's memory peaks: the highest rank's of each (``None`` without memory data)."""
+    c = cluster_memory(docs)
+    return {key: number(c.get(key)) for key in MEMORY_FIELDS}
+
+
+def memory_json(comparison: Comparison) -> dict[str, Any]:
+    """Peak allocated / reserved BASE → NEW, their change and ratio."""
+    delta = comparison.memory_delta()
+    out: dict[str, Any] = {}
+    for key in MEMORY_FIELDS:
+        a, b = comparison.base.memory.get(key), comparison.new.memory.get(key)
+        out[key] = {"base": a, "new": b, "delta": delta[key], "ratio": number(b / a) if a and b is not None else None}
+    return out
 
 
 # --- matching -----------------------------------------------------------------------------------
@@ -302,6 +325,14 @@ class Comparison:
             out[key] = b - a if a is not None and b is not None else None
         return out
 
+    def memory_delta(self) -> dict[str, float | None]:
+        """NEW − BASE of each peak (MB, the highest rank of each side)."""
+        out = {}
+        for key in MEMORY_FIELDS:
+            a, b = self.base.memory.get(key), self.new.memory.get(key)
+            out[key] = b - a if a is not None and b is not None else None
+        return out
+
     def waterfall(self) -> list[tuple[str, float]]:
         """Where the step's change comes from: computing split among families, communication, free.
 
@@ -436,4 +467,5 @@ def comparison_json(comparison: Comparison, top: int | None = None) -> dict[str,
         "rows": records,
         "rows_total": len(rows),
         "notes": comparison.notes,
+        "memory": memory_json(comparison),
     }

@@ -45,6 +45,36 @@ def step_lines(c: Comparison) -> list[tuple[str, str, str, str]]:
     return lines
 
 
+#: Memory lines of the console and the Markdown summary.
+MEMORY_LINES = (("peak_allocated_mb", "peak allocated"), ("peak_reserved_mb", "peak reserved"),
+                ("process_reserved_mb", "process reserved (APP)"))
+
+
+def memory_rows(c: Comparison) -> list[tuple[str, str, str, str]]:
+    """(label, BASE, NEW, Δ) of the memory peaks in MB (the highest rank of each side); empty without memory data."""
+    delta = c.memory_delta()
+    rows = []
+    for key, label in MEMORY_LINES:
+        a, b = c.base.memory.get(key), c.new.memory.get(key)
+        if a is None and b is None:
+            continue
+        change = _signed(delta.get(key))
+        if a and b is not None:
+            change += f" ({b / a:.3g}×)"
+        rows.append((label, _us(a), _us(b), change))
+    return rows
+
+
+def memory_lines(c: Comparison) -> list[str]:
+    """The console's memory block (MB, the highest rank of each side)."""
+    rows = memory_rows(c)
+    if not rows:
+        return []
+    out = ["", f"   {'memory MB (highest rank)':<32} {'BASE':>14} {'NEW':>14} {'Δ':>16}"]
+    out += [f"   {label:<32} {a:>14} {b:>14} {d:>16}" for label, a, b, d in rows]
+    return out
+
+
 def console_text(c: Comparison, top: int = 20) -> str:
     """What ``mfu compare`` prints."""
     out = ["MFU Desktop — compare", _side(c.base), _side(c.new), PER_STEP_CONVENTION, ""]
@@ -54,6 +84,7 @@ def console_text(c: Comparison, top: int = 20) -> str:
     new_step = c.new.values.get("step_time_us")
     if base_step and new_step:
         out.append(f"   NEW takes {new_step / base_step:.3g}× BASE's step time (speed-up {base_step / new_step:.3g}×)")
+    out += memory_lines(c)
     bars = c.waterfall()
     if bars:
         out += ["", "   where the step's change comes from (µs per step):"]
@@ -82,6 +113,10 @@ def markdown(c: Comparison, top: int = 30) -> str:
     out = ["# Comparison", "", f"- {_side(c.base)}", f"- {_side(c.new)}", f"- {PER_STEP_CONVENTION}", "",
            "| µs per step | BASE | NEW | Δ |", "|---|---:|---:|---:|"]
     out += [f"| {label.strip()} | {a} | {b} | {d} |" for label, a, b, d in step_lines(c)]
+    mem = memory_rows(c)
+    if mem:
+        out += ["", "| memory (highest rank) | BASE | NEW | Δ |", "|---|---:|---:|---:|"]
+        out += [f"| {label} | {a} | {b} | {d} |" for label, a, b, d in mem]
     bars = c.waterfall()
     if bars:
         out += ["", "## Where the step's change comes from", "", "| part | Δ µs per step |", "|---|---:|"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mfu_desktop.core.analysis.memory import NOT_IN_SUMMARY, memory_fields
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
 from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.predict.options import DEFAULT_SOURCE
@@ -23,11 +24,11 @@ def rank_inputs(result: FolderAnalysis) -> list[RankInput]:
         if r.lite:
             prepared = prepared_rank(r.document)
             if prepared is not None:
-                out.append(RankInput(r.rank, None, prepared=prepared))
+                out.append(RankInput(r.rank, None, prepared=prepared, **memory_fields(r)))
         elif r.data.kernels is not None:
             # the annotated kernels carry the roofline bound that splits kernels without pipe times
             kernels = r.kernels if r.kernels is not None and len(r.kernels) == len(r.data.kernels) else r.data.kernels
-            out.append(RankInput(r.rank, kernels, r.data.step_trace, r.data.comm))
+            out.append(RankInput(r.rank, kernels, r.data.step_trace, r.data.comm, **memory_fields(r)))
     return out
 
 
@@ -35,8 +36,9 @@ def summary_inputs(documents: list[dict]) -> tuple[list[RankInput], set[str]]:
     """The predictor's inputs from a cluster summary's rank documents, and the confirmed chips they name."""
     from mfu_desktop.core.predict.summary_groups import prepared_rank
 
-    inputs = [RankInput(d["rank"], None, prepared=prepared) for d in documents
-              if (prepared := prepared_rank(d)) is not None]
+    inputs = [RankInput(d["rank"], None, prepared=prepared, memory=d.get("memory"),
+                        memory_reason=d.get("memory_reason") if "memory" in d else NOT_IN_SUMMARY)
+              for d in documents if (prepared := prepared_rank(d)) is not None]
     detected = {d["chip_id"] for d in documents if d.get("confirmed") and d.get("chip_id")}
     return inputs, detected
 

@@ -32,6 +32,7 @@ from mfu_desktop.core.predict.kernels import (
     predict_kernels,
     target_totals,
 )
+from mfu_desktop.core.predict.memory_fit import Footprint, MemoryFit, fit_on, footprint
 from mfu_desktop.core.predict.rules import (
     DEFAULT_RULES,
     Rule,
@@ -69,6 +70,9 @@ class RankInput:
     trace: StepTrace | None = None
     comm: CommMatrix | None = None
     prepared: PreparedRank | None = None
+    #: The rank's ``memory`` object (rank document) and why it has none: "does it fit" on each target.
+    memory: dict | None = None
+    memory_reason: str | None = None
 
 
 @dataclass
@@ -122,6 +126,8 @@ class TargetResult:
     fallback_time_share: float
     #: Measured time of the predictable kernels by the basis of their ratios (per step, mean per rank).
     basis_us: dict[str, float] = field(default_factory=dict)
+    #: The profile's memory footprint on this target (:mod:`~mfu_desktop.core.predict.memory_fit`).
+    memory: MemoryFit | None = None
 
     @property
     def basis_text(self) -> str:
@@ -312,6 +318,9 @@ class Prediction:
     steps: dict[int, int] = field(default_factory=dict)
     assumed_cpu: float | None = None
     basis: Basis = field(default_factory=Basis)
+    #: The profile's memory footprint (largest rank) and its fit on the source chip.
+    footprint: Footprint | None = None
+    source_memory: MemoryFit | None = None
 
 
 def _excluded_per_step(inputs: dict[int, KernelInputs], steps: dict[int, int]) -> pd.DataFrame:
@@ -412,8 +421,11 @@ def predict(ranks: list[RankInput], source: Chip, targets: list[Chip], rules: li
     results = [_predict_target(ranks, inputs, steps, measured, source, target, rules, default_cpu, keep_details,
                                details, basis) for target in targets]
     source_step = SourceStep({rank: m for rank, m in measured.items() if m is not None})
+    fp = footprint([(r.rank, r.memory, r.memory_reason) for r in ranks])
+    for result in results:
+        result.memory = fit_on(result.chip, fp)
     return Prediction(source, [r.rank for r in ranks], baseline, results, excluded, warnings, rules, details, inputs,
-                      source_step, steps, default_cpu, basis)
+                      source_step, steps, default_cpu, basis, fp, fit_on(source, fp))
 
 
 def resolve_targets(catalog: ChipCatalog, names: list[str] | None) -> list[Chip]:

@@ -17,7 +17,7 @@ from mfu_desktop.core.readers.records import CaptureConfig
 if TYPE_CHECKING:
     import pandas as pd
 
-    from mfu_desktop.core.readers.records import CommMatrix, DbExtras, DeviceInfo, ParallelGroups
+    from mfu_desktop.core.readers.records import CommMatrix, DbExtras, DeviceInfo, MemoryData, ParallelGroups
     from mfu_desktop.core.readers.step_trace import StepTrace
 
 
@@ -214,6 +214,10 @@ class RankData:
     #: here so that a result served from the cache tells the folder the same (:func:`adopt`).
     vendor: str | None = None
     config: CaptureConfig | None = None
+    #: The capture's memory data, or why there is none (the memory enricher, :mod:`.memory`); ``None``: not read.
+    memory: MemoryData | None = None
+    #: What a reader hands to an enricher (a trace's ``[memory]`` events): consumed by it, never cached.
+    raw: dict[str, object] = field(default_factory=dict)
 
 
 def adopt(folder: RankFolder, data: RankData) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from mfu_desktop.core.readers.base import Discovery, RankFolder
 from mfu_desktop.core.readers.files import list_dir, safe_is_dir
-from mfu_desktop.core.readers.registry import READERS, looked_for, reader_named
+from mfu_desktop.core.readers.registry import ENRICHERS, READERS, looked_for, reader_named
 
 #: How deep below a dropped folder rank folders are looked for (cluster/job/node/rank …).
 MAX_DEPTH = 8
@@ -61,6 +61,10 @@ def discover(paths: list[Path | str] | Path | str, max_depth: int = MAX_DEPTH) -
             )
     for rank in result.ranks:
         reader_named(rank.reader).resolve_rank(rank)
+        for enricher in ENRICHERS:  # side files an enricher reads (memory): inputs of the rank
+            find = getattr(enricher, "find_files", None)
+            if find is not None:
+                find(rank)
     by_rank: dict[int, list[RankFolder]] = defaultdict(list)
     for rank in result.ranks:
         if rank.rank is not None:

@@ -24,5 +24,6 @@ def read_rank(folder: RankFolder) -> RankData:
     for enricher in ENRICHERS:
         if data.error is None and enricher.applies(folder, data):
             enricher.enrich(folder, data)
+    data.raw.clear()  # hand-overs between a reader and its enrichers are never cached
     data.changed_while_read = fingerprint(folder.input_files()) != inputs_before
     return data

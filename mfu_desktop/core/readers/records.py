@@ -152,3 +152,42 @@ def _empty_steps() -> pd.DataFrame:
     import pandas as pd
 
     return pd.DataFrame(columns=["step", "start_ns", "end_ns"])
+
+
+@dataclass
+class MemoryData:
+    """What a rank's memory files hold, normalised (see the module docstring for the units).
+
+    Attributes:
+        source: The files or tables read ("memory_record.csv, operator_memory.csv"), or ``""``.
+        reason: Why there is no memory data (``None`` when there is).
+        records: The allocators' totals over time, per component (``PTA``, ``GE``, ``PTA+GE``,
+            ``CUDA`` …); the whole-process rows (``APP``) are in :attr:`process`.
+        allocations: Tensor allocations with the operator that made them.
+        modules: Reserved memory of runtime components over time (``HCCL``, ``RUNTIME`` …).
+        process: The whole process's reserved memory over time (``APP``).
+        static_ops: Static-graph operator memory (graph mode).
+        steps: Step windows the source records (label, start µs, end µs), same clock as the rest.
+        allocator: The framework allocator the source describes by default (Kineto: ``CUDA``).
+        timed: False when the timestamps cannot be used (rounded by a spreadsheet …).
+        notes: What was read and how (shown with the rank's notes).
+        problems: Missing or partial files, unreadable rows (shown as warnings).
+    """
+
+    source: str = ""
+    reason: str | None = None
+    records: pd.DataFrame | None = None
+    allocations: pd.DataFrame | None = None
+    modules: pd.DataFrame | None = None
+    process: pd.DataFrame | None = None
+    static_ops: pd.DataFrame | None = None
+    steps: list[tuple[str, float, float]] = field(default_factory=list)
+    allocator: str = ""
+    timed: bool = True
+    notes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def available(self) -> bool:
+        """True when some allocator total or allocation was read."""
+        return self.reason is None and any(f is not None and not f.empty for f in (self.records, self.allocations))

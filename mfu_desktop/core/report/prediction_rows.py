@@ -15,8 +15,11 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
+from mfu_desktop.core.analysis.memory import SAME_ALLOCATOR
+from mfu_desktop.core.analysis.memory_text import fit_text, mb
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.numbers import calls, finite_number
+from mfu_desktop.core.predict.memory_fit import Footprint, MemoryFit
 from mfu_desktop.core.predict.options import OUTPUT_FORMATS
 from mfu_desktop.core.predict.predictor import Prediction, TargetResult
 from mfu_desktop.core.predict.rules import rules_to_csv
@@ -32,7 +35,14 @@ ROW_COLUMNS = (
     "computing_us", "comm_not_overlapped_us", "transfer_us", "wait_us", "free_us",
     "slowest_rank", "slowest_step_us", "slowest_computing_us", "slowest_transfer_us", "slowest_wait_us",
     "slowest_free_us", "fallback_time_share", "step_not_predicted", "rules", "basis",
+    "memory_fits", "memory_headroom_gb",
 )
+
+
+def _memory_cells(fit: MemoryFit | None) -> dict[str, object]:
+    """Does the profile's footprint fit on the row's chip (``None``: unknown), and the headroom left (GB)."""
+    return {"memory_fits": None if fit is None else fit.fits,
+            "memory_headroom_gb": None if fit is None else fit.headroom_gb}
 
 
 def _source_row(p: Prediction) -> dict[str, object]:
@@ -59,6 +69,7 @@ def _source_row(p: Prediction) -> dict[str, object]:
         "slowest_free_us": slowest.free_us if slowest and len(m.ranks) > 1 else None,
         "fallback_time_share": 0.0, "step_not_predicted": "" if m.ranks else "no step trace", "rules": "",
         "basis": "measured",
+        **_memory_cells(p.source_memory),
     }
 
 
@@ -91,6 +102,7 @@ def _target_row(t: TargetResult) -> dict[str, object]:
         "fallback_time_share": t.fallback_time_share, "step_not_predicted": t.step_not_predicted,
         "rules": "; ".join(t.rules),
         "basis": t.basis_text,
+        **_memory_cells(t.memory),
     }
 
 
@@ -102,6 +114,8 @@ def prediction_rows(p: Prediction) -> pd.DataFrame:
         if column.endswith(("_us", "_tflops", "_gbs", "_share", "_performance")):
             frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(np.float64)
     frame["slowest_rank"] = pd.to_numeric(frame["slowest_rank"], errors="coerce").astype("Int64")
+    frame["memory_headroom_gb"] = pd.to_numeric(frame["memory_headroom_gb"], errors="coerce").astype(np.float64)
+    frame["memory_fits"] = frame["memory_fits"].astype(object)  # True, False or None (unknown)
     return frame
 
 
@@ -149,6 +163,7 @@ def prediction_json(p: Prediction) -> dict[str, object]:
         "excluded": [{"class": r["class"], "count": float(r["count"]), "time_us": float(r["time_us"])}
                      for _, r in p.excluded.iterrows()],
         "warnings": p.warnings,
+        "memory": p.footprint.to_json() if p.footprint is not None else None,
     }
 
 
@@ -260,12 +275,31 @@ def target_lines(p: Prediction, lang: str = "en") -> list[str]:
         if t.fallback_time_share:
             out.append(f"   fallback (no pipe times): {t.fallback_time_share * 100:.3g} % of compute time")
         out.extend(f"   note: {note}" for note in t.notes)
+        if t.memory is not None and p.footprint is not None and p.footprint.mb is not None:
+            out.append(f"   memory: {memory_line(t.memory, p.footprint)}")
+    if p.footprint is not None:
+        out.append(footprint_line(p.footprint))
     if not p.excluded.empty:
         items = ", ".join(f"{r['class']} × {calls(r['count'])} ({r['time_us']:,.1f} µs)"
                           for _, r in p.excluded.iterrows())
         label = "不参与预估 (每 step、每 rank 平均)" if zh else "excluded from the prediction (per step, mean per rank)"
         out.append(f"{label}: {items}")
     return out
+
+
+def memory_line(fit: MemoryFit, fp: Footprint) -> str:
+    """"fits — 2,113.7 MB = 1.61 % of 128 GB (126 GB free)", or "does NOT fit …", or why it is unknown."""
+    text = fit_text(fp.mb, fit.capacity_gb, fit.headroom_gb)
+    verdict = "unknown" if fit.fits is None else "fits" if fit.fits else "does NOT fit"
+    return f"{verdict} — {text}" + (f" ({fit.note})" if fit.note else "")
+
+
+def footprint_line(fp: Footprint) -> str:
+    """The footprint every "fits" is about, and the assumption behind it."""
+    if fp.mb is None:
+        return f"memory: whether it fits is unknown — {fp.reason}"
+    several = f", rank {fp.rank} (the largest of {fp.ranks} ranks)" if fp.ranks > 1 else ""
+    return f"memory footprint {mb(fp.mb)} ({fp.basis}{several}); {SAME_ALLOCATOR}"
 
 
 # --- files ------------------------------------------------------------------------------------

@@ -165,6 +165,15 @@ class TraceEvents:
     # ProfilerStep ranges: (step, start, end)
     cpu_steps: list[tuple[int, float, float]] = field(default_factory=list)
     gpu_steps: list[tuple[int, float, float]] = field(default_factory=list)
+    # ``[memory]`` instant events (profile_memory=True): bytes (negative = free), allocator totals in bytes
+    m_ts: array = field(default_factory=_floats)
+    m_bytes: array = field(default_factory=_floats)
+    m_addr: array = field(default_factory=_ints)
+    m_allocated: array = field(default_factory=_floats)
+    m_reserved: array = field(default_factory=_floats)
+    m_device_type: array = field(default_factory=_ints)
+    m_device: array = field(default_factory=_ints)
+    m_thread: array = field(default_factory=_ints)
     skipped: int = 0
 
     @property
@@ -243,6 +252,9 @@ class _Keeper:
 
     def __call__(self, e: Any) -> None:
         out = self.out
+        if isinstance(e, dict) and e.get("ph") == "i" and e.get("name") == "[memory]":
+            self._memory(e)
+            return
         if not isinstance(e, dict) or e.get("ph") != "X":
             out.skipped += 1
             return
@@ -269,6 +281,24 @@ class _Keeper:
                     (int(m.group(1)), float(ts), float(ts) + float(dur)))
         else:
             out.skipped += 1
+
+    def _memory(self, e: dict[str, Any]) -> None:
+        """One ``[memory]`` event (mfu_desktop.core.readers.memory.kineto turns them into the memory record)."""
+        out = self.out
+        args = e.get("args") if isinstance(e.get("args"), dict) else {}
+        ts, size = e.get("ts"), args.get("Bytes")
+        if not _finite_number(ts) or not _finite_number(size):
+            out.skipped += 1
+            return
+        out.m_ts.append(float(ts))
+        out.m_bytes.append(float(size))
+        out.m_addr.append(_id(args.get("Addr")))
+        for column, key in ((out.m_allocated, "Total Allocated"), (out.m_reserved, "Total Reserved")):
+            value = args.get(key)
+            column.append(float(value) if _finite_number(value) else math.nan)
+        out.m_device_type.append(_id(args.get("Device Type")))
+        out.m_device.append(_id(args.get("Device Id")))
+        out.m_thread.append(_thread_key(e))
 
     def _kernel(self, e: dict[str, Any], cat: str, ts: float, dur: float, args: dict[str, Any]) -> None:
         out, strings = self.out, self.out.strings

@@ -80,6 +80,9 @@ class KinetoReader:
         except (TraceFormatError, OSError) as exc:
             data.error = f"{path.name}: {exc}"
             return
+        from mfu_desktop.core.readers.memory.kineto import trace_memory
+
+        data.raw["kineto_memory"] = trace_memory(ev, path.name)  # for the memory enricher
         frame, trace, notes = kernel_frame(ev)
         if frame.empty:
             data.error = f"{path.name} has no GPU kernels (was the CUDA/ROCm activity profiled?)"
