@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from mfu_desktop import __version__
+from mfu_desktop.gui.views.registry import profiler_view_names
 
 #: How long ``--screenshot`` waits for the background work before giving up.
 SCREENSHOT_TIMEOUT_S = 300.0
@@ -30,7 +31,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--compare", type=Path, metavar="NEW",
                         help="compare the opened profile (BASE) with NEW in the Compare tab")
     parser.add_argument("--rank", type=int, metavar="N", help="select rank N in the Profiler tab once loaded")
-    parser.add_argument("--view", choices=("charts", "kernels", "roofline", "heat-map"),
+    parser.add_argument("--view", choices=profiler_view_names(),
                         help="the Profiler tab's view to show (default: charts)")
     parser.add_argument("--lang", choices=("en", "zh_CN"), help="interface language (default: settings, then system)")
     parser.add_argument("--theme", choices=("system", "light", "dark"), help="colour theme for this run")

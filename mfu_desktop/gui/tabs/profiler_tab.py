@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from PySide6.QtCore import QCoreApplication, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -53,102 +53,21 @@ from mfu_desktop.gui.charts.heat_map import RankHeatMap
 from mfu_desktop.gui.charts.profile_charts import HotOpsChart, MfuScatter, StepBreakdownChart, scatter_points
 from mfu_desktop.gui.charts.roofline_chart import RooflineChart, cluster_view, rank_view
 from mfu_desktop.gui.core_text import ct, derivation_markdown, sentences
-from mfu_desktop.gui.models.dataframe_model import (
-    ColumnSpec,
-    DataFrameModel,
-    fmt_bytes,
-    fmt_calls,
-    fmt_flops,
-    fmt_int,
-    fmt_number,
-    fmt_pct,
-    fmt_us,
-    prepare_table,
-)
+from mfu_desktop.gui.models.dataframe_model import DataFrameModel, prepare_table
+from mfu_desktop.gui.models.profile_columns import aggregate_columns, catalog_names, cluster_columns, kernel_columns
 from mfu_desktop.gui.models.rank_tree import ROLE_INDEX, ROLE_KIND, RankTreeModel, short_chip
 from mfu_desktop.gui.staging import Stager
-from mfu_desktop.gui.table_view import TableView  # still importable from this module, as before
+from mfu_desktop.gui.table_view import TableView
+from mfu_desktop.gui.views.base import ProfilerView, SelectionBus, ViewContext
+from mfu_desktop.gui.views.registry import view_classes
 from mfu_desktop.gui.widgets import Card, InfoBar
 from mfu_desktop.gui.workers import JobRunner
-
-translate = QCoreApplication.translate  # module-level helpers use the "Columns" context
 
 CHANNEL = "profile"
 VIEW_CHANNEL = "rank-view"
 FULL_CHANNEL = "summary-rank"
 #: Ranks of a cluster summary whose full kernel data is kept in memory at once (least recently used dropped).
 MAX_FULL_RANKS = 4
-
-
-def kernel_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
-    """Column specs of the annotated kernel frame: known columns first, then every other one."""
-    known = [
-        ColumnSpec(C.STEP_ID, translate("Columns", "Step"), fmt_int),
-        ColumnSpec(C.NAME, translate("Columns", "Name")),
-        ColumnSpec(C.OP_TYPE, translate("Columns", "Type")),
-        ColumnSpec(C.CORE_TYPE, translate("Columns", "Core")),
-        ColumnSpec("klass", translate("Columns", "Class")),
-        ColumnSpec(C.DURATION_US, translate("Columns", "Duration (µs)"), fmt_us),
-        ColumnSpec("flops", translate("Columns", "FLOPs"), fmt_flops),
-        ColumnSpec("achieved_tflops", translate("Columns", "Achieved TFLOP/s"), fmt_number),
-        ColumnSpec("peak_tflops", translate("Columns", "Peak TFLOP/s"), fmt_number),
-        ColumnSpec("mfu", translate("Columns", "MFU"), fmt_pct, color_mfu=True),
-        ColumnSpec("mfu_lo", translate("Columns", "MFU low"), fmt_pct, color_mfu=True),
-        ColumnSpec("mfu_hi", translate("Columns", "MFU high"), fmt_pct, color_mfu=True),
-        ColumnSpec("bound", translate("Columns", "Bound"), None,
-                   translate("Columns", "compute when FLOPs / peak > bytes / bandwidth, else memory (the roofline)")),
-        ColumnSpec("bytes", translate("Columns", "Bytes"), fmt_bytes,
-                   translate("Columns", "minimum bytes: every input read once, every output written once")),
-        ColumnSpec("achieved_gbs", translate("Columns", "Achieved GB/s"), fmt_number),
-        ColumnSpec("bw_util", translate("Columns", "BW util"), fmt_pct,
-                   translate("Columns", "achieved GB/s / the chip's HBM bandwidth: the figure of a memory-bound "
-                             "kernel"), color_mfu=True),
-        ColumnSpec("intensity", translate("Columns", "FLOP/byte"), fmt_number,
-                   translate("Columns", "arithmetic intensity = FLOPs / bytes")),
-        ColumnSpec("attainable_us", translate("Columns", "Roofline t* (µs)"), fmt_us,
-                   translate("Columns", "max(FLOPs / peak, bytes / bandwidth): the fastest the roofline allows")),
-        ColumnSpec("lost_us", translate("Columns", "Lost (µs)"), fmt_us,
-                   translate("Columns", "measured − roofline-attainable (t − t*); duration × (1 − MFU) for a counted "
-                             "kernel without bytes")),
-        ColumnSpec("status", translate("Columns", "Status")),
-        ColumnSpec("reason", translate("Columns", "Reason")),
-        ColumnSpec("dtype", translate("Columns", "Dtype")),
-        ColumnSpec(C.INPUT_SHAPES, translate("Columns", "Input shapes")),
-        ColumnSpec(C.OUTPUT_SHAPES, translate("Columns", "Output shapes")),
-        ColumnSpec(C.INPUT_DTYPES, translate("Columns", "Input dtypes")),
-        ColumnSpec(C.BLOCK_DIM, translate("Columns", "Block dim"), fmt_int),
-        ColumnSpec(C.MIX_BLOCK_DIM, translate("Columns", "Mix block dim"), fmt_int),
-        ColumnSpec(
-            "cube_utilization_pct",
-            translate("Columns", "Cube util (%)"),
-            fmt_number,
-            translate("Columns", "hardware counter: how busy the cube pipeline was (not MFU)"),
-        ),
-        ColumnSpec("confidence", translate("Columns", "Confidence")),
-        ColumnSpec(
-            "flops_source",
-            translate("Columns", "FLOPs source"),
-            None,
-            translate("Columns", "shapes: the FLOP rules on the kernel's shapes; + flash_attn_args: with the "
-                      "arguments an MSTX mark recorded; mfu_flops range: FLOPs torch_npu recorded for the call"),
-        ),
-        ColumnSpec("assumption", translate("Columns", "Assumption")),
-        ColumnSpec(
-            "hw_ratio",
-            translate("Columns", "HW/model FLOPs"),
-            fmt_number,
-            translate("Columns", "aic_cube_fops / model FLOPs"),
-        ),
-        ColumnSpec("executed_flops", translate("Columns", "Executed FLOPs"), fmt_flops),
-        ColumnSpec("hw_bytes", translate("Columns", "HW bytes"), fmt_bytes,
-                   translate("Columns", "main-memory bytes the hardware counted (aic_metrics Memory / MemoryAccess)")),
-        ColumnSpec(C.WAIT_US, translate("Columns", "Wait (µs)"), fmt_us),
-        ColumnSpec(C.START_NS, translate("Columns", "Start (ns)"), fmt_int),
-    ]
-    keys = {s.key for s in known}
-    hidden = {"shape_group", "flops_detail", "peak_lo_tflops", "peak_hi_tflops", "roof_util"}
-    extra = [ColumnSpec(c, str(c), fmt_number) for c in frame.columns if c not in keys and c not in hidden]
-    return [s for s in known if s.key in frame.columns] + extra
 
 
 class ProfilerTab(QWidget):
@@ -200,9 +119,24 @@ class ProfilerTab(QWidget):
         self.tabs.addTab(self.roofline, self.tr("Roofline"))
         #: Sub-views by name (``mfu-desktop --view NAME``).
         self.view_pages: dict[str, QWidget] = {"charts": charts, "kernels": kernels, "roofline": self.roofline}
+        self._build_views()
         self._build_tables()
         self.view_pages["heat-map"] = self.heat_map
         self.tabs.addTab(self._build_assumptions(), self.tr("Assumptions"))
+
+    def _build_views(self) -> None:
+        """The registered plug-in views (:mod:`mfu_desktop.gui.views.registry`), each told what is selected."""
+        self.bus = SelectionBus(self)
+        self.bus.kernel_requested.connect(self.select_kernel)
+        self.bus.rank_requested.connect(self.select_rank)
+        context = ViewContext(self.bus, self.runner, lambda: self.catalog,
+                              lambda: self.result.options if self.result is not None else self.options())
+        self.views: list[ProfilerView] = []
+        for view_class in view_classes():
+            view = view_class(context)
+            self.views.append(view)
+            self.tabs.addTab(view, view.title())
+            self.view_pages[view.name] = view
 
     def _build_tree_pane(self) -> QWidget:
         """The left pane: the drop hint over the tree of loaded ranks."""
@@ -659,6 +593,8 @@ class ProfilerTab(QWidget):
         if stage != self._stage or self.current is not None or self.result is None:
             return
         self.steps_chart.set_data(self.result.cluster.table, self.result.cluster.slow)
+        for view in self.views:
+            view.show_cluster(self.result)
         self._fill_assumptions(None)
 
     def _set_title(self, text: str, path: str) -> None:
@@ -687,6 +623,8 @@ class ProfilerTab(QWidget):
             self.kernel_model.set_frame(pd.DataFrame())
             for model in (self.type_model, self.shape_model, self.excl_model, self.steps_model, self.ranks_model):
                 model.set_frame(pd.DataFrame())
+            for view in self.views:
+                view.clear()
             return
         s = r.summary
         self._set_title(self.tr("Rank {0} — {1}").format(s.rank, r.folder.path.name),
@@ -755,6 +693,8 @@ class ProfilerTab(QWidget):
             return
         if self.result is not None:
             self.steps_chart.set_data(self.result.cluster.table, self.result.cluster.slow)
+            for view in self.views:
+                view.show_rank(r, self.result)
         self._fill_assumptions(r)
 
     def _show_kernels(self, r: RankAnalysis) -> None:
@@ -897,8 +837,10 @@ class ProfilerTab(QWidget):
     def _kernel_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid() or self.current is None:
             self.calc_button.setEnabled(False)
+            self.bus.kernel_selected.emit(-1)
             return
         row = self.kernel_model.source_row(current.row())
+        self.bus.kernel_selected.emit(int(row))
         record = self.current.kernels.iloc[row].to_dict()
         derivation, prefill = explain_kernel(
             record, self.current.summary.chip, self.current.summary.peak_source, self.options().flops,
@@ -934,85 +876,3 @@ class ProfilerTab(QWidget):
     def _open_in_calculator(self) -> None:
         if self._prefill is not None:
             self.open_in_calculator.emit(self._prefill)
-
-
-def catalog_names(catalog: ChipCatalog) -> list[str]:
-    """Chip identifiers for pickers."""
-    return [c.identifier for c in catalog.chips]
-
-
-def aggregate_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
-    """Readable specs for the aggregate tables."""
-    labels = {
-        "type": (translate("Columns", "Type"), None),
-        "input_shapes": (translate("Columns", "Input shapes"), None),
-        "output_shapes": (translate("Columns", "Output shapes"), None),
-        "dtype": (translate("Columns", "Dtype"), None),
-        "count": (translate("Columns", "Calls/step"), fmt_calls),
-        "time_us": (translate("Columns", "Time (µs/step)"), fmt_us),
-        "time_share": (translate("Columns", "Share"), fmt_pct),
-        "counted": (translate("Columns", "Counted/step"), fmt_calls),
-        "counted_time_us": (translate("Columns", "Counted time (µs/step)"), fmt_us),
-        "flops": (translate("Columns", "FLOPs/step"), fmt_flops),
-        "flops_per_call": (translate("Columns", "FLOPs per call"), fmt_flops),
-        "mean_us": (translate("Columns", "Mean per call (µs)"), fmt_us),
-        "achieved_tflops": (translate("Columns", "Achieved TFLOP/s"), fmt_number),
-        "mfu": (translate("Columns", "MFU"), fmt_pct),
-        "mfu_lo": (translate("Columns", "MFU low"), fmt_pct),
-        "mfu_hi": (translate("Columns", "MFU high"), fmt_pct),
-        "cube_utilization": (translate("Columns", "Cube util (%)"), fmt_number),
-        "lost_us": (translate("Columns", "Lost (µs/step)"), fmt_us),
-        "bound": (translate("Columns", "Bound"), None),
-        "bytes": (translate("Columns", "Bytes/step"), fmt_bytes),
-        "achieved_gbs": (translate("Columns", "Achieved GB/s"), fmt_number),
-        "bw_util": (translate("Columns", "BW util"), fmt_pct),
-        "intensity": (translate("Columns", "FLOP/byte"), fmt_number),
-        "attainable_us": (translate("Columns", "Roofline t* (µs/step)"), fmt_us),
-        "roof_util": (translate("Columns", "Roofline util"), fmt_pct),
-        "hw_bytes": (translate("Columns", "HW bytes/step"), fmt_bytes),
-        "hw_bytes_ratio": (translate("Columns", "HW / minimum bytes"), fmt_number),
-        "status": (translate("Columns", "Status"), None),
-        "reason": (translate("Columns", "Reason"), None),
-        "assumption": (translate("Columns", "Assumption"), None),
-        "confidence": (translate("Columns", "Confidence"), None),
-        "step": (translate("Columns", "Step"), None),
-        "computing": (translate("Columns", "Computing (µs)"), fmt_us),
-        "comm_not_overlapped": (translate("Columns", "Comm not overlapped (µs)"), fmt_us),
-        "overlapped": (translate("Columns", "Overlapped (µs)"), fmt_us),
-        "communication": (translate("Columns", "Communication (µs)"), fmt_us),
-        "free": (translate("Columns", "Free (µs)"), fmt_us),
-        "stage": (translate("Columns", "Stage (µs)"), fmt_us),
-        "bubble": (translate("Columns", "Bubble (µs)"), fmt_us),
-        "step_time_us": (translate("Columns", "Step time (µs)"), fmt_us),
-        "mfu_step": (translate("Columns", "Step MFU"), fmt_pct),
-        "mfu_lo_step": (translate("Columns", "Step MFU low"), fmt_pct),
-        "mfu_hi_step": (translate("Columns", "Step MFU high"), fmt_pct),
-    }
-    specs = []
-    for col in frame.columns:
-        header, fmt = labels.get(col, (str(col), fmt_number))
-        specs.append(ColumnSpec(col, header, fmt, color_mfu=col in ("mfu", "mfu_step", "bw_util", "roof_util")))
-    return specs
-
-
-def cluster_columns() -> list[ColumnSpec]:
-    """Specs of the cluster table."""
-    return [
-        ColumnSpec("rank", translate("Columns", "Rank"), fmt_int),
-        ColumnSpec("chip", translate("Columns", "Chip")),
-        ColumnSpec("mfu_ops", translate("Columns", "Operator MFU"), fmt_pct, color_mfu=True),
-        ColumnSpec("mfu_step", translate("Columns", "Step MFU"), fmt_pct, color_mfu=True),
-        ColumnSpec("cube_utilization", translate("Columns", "Cube util"), fmt_pct),
-        ColumnSpec("tier", translate("Columns", "Tier"), fmt_int),
-        ColumnSpec("step_time_us", translate("Columns", "Step time (µs)"), fmt_us,
-                   translate("Columns", "mean over the rank's captured steps")),
-        ColumnSpec("steps", translate("Columns", "Steps"), fmt_int),
-        ColumnSpec("computing", translate("Columns", "Computing (µs)"), fmt_us),
-        ColumnSpec("comm_not_overlapped", translate("Columns", "Comm not overlapped (µs)"), fmt_us),
-        ColumnSpec("free", translate("Columns", "Free (µs)"), fmt_us),
-        ColumnSpec("bubble", translate("Columns", "Bubble (µs)"), fmt_us),
-        ColumnSpec("kernels", translate("Columns", "Kernels (total)"), fmt_int),
-        ColumnSpec("countable_kernels", translate("Columns", "Counted"), fmt_int),
-        ColumnSpec("slow", translate("Columns", "Slow"), fmt_int),
-        ColumnSpec("path", translate("Columns", "Folder")),
-    ]
