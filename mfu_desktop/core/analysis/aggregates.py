@@ -372,6 +372,8 @@ def hot_operators(fine: pd.DataFrame, top_n: int, by: str = "time_us") -> pd.Dat
     out = out.drop(columns=["mfu_ideal_us", "mfu_time_us"]).rename(columns={"display_type": "type"})
     if C.INPUT_SHAPES not in out:
         out[C.INPUT_SHAPES] = ""
+    if by == "lost_us":  # a group that loses nothing is not a hot operator by lost time
+        out = out[out["lost_us"].to_numpy(dtype=np.float64) > 0]
     out = out.sort_values(by, ascending=False, kind="stable").head(top_n).reset_index(drop=True)
     return out[[c for c in columns if c in out.columns] + [c for c in out.columns if c not in columns]]
 

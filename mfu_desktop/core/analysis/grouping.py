@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mfu_desktop.core.readers import columns as C
+
 
 def codes_of(series: pd.Series) -> tuple[np.ndarray, pd.Index]:
     """Integer codes (−1 = missing; the categorical's own small int dtype) and categories of a column."""
@@ -83,3 +85,29 @@ def categorical(values: list[str], codes: np.ndarray) -> pd.Categorical:
     table = np.append(cat_codes, -1).astype(np.int32)
     idx = slots(codes, len(values))
     return pd.Categorical.from_codes(table[idx], categories=pd.Index(uniques, dtype=object))
+
+
+def _matches(series: pd.Series, value: str) -> np.ndarray:
+    """Rows whose text equals ``value`` (compared once per category; missing reads as "")."""
+    codes, categories = codes_of(series)
+    hit = np.array([str(c) == value for c in categories] + [value == ""], dtype=bool)
+    return lookup(hit, codes)
+
+
+def group_rows(kernels: pd.DataFrame, op_type: str, input_shapes: str | None = None) -> np.ndarray:
+    """Frame positions of the kernels of one (type, input shapes) group, as the hot-operator tables group them.
+
+    A kernel without a type is grouped under its name (Level0 captures), so ``op_type`` matches
+    the type or, for those kernels, the name. ``input_shapes`` ``None`` matches every shape.
+    """
+    if kernels is None or kernels.empty:
+        return np.zeros(0, dtype=np.int64)
+    n = len(kernels)
+    by_type = _matches(kernels[C.OP_TYPE], op_type) if C.OP_TYPE in kernels else np.zeros(n, dtype=bool)
+    if C.NAME in kernels:
+        untyped = _matches(kernels[C.OP_TYPE], "") | _matches(kernels[C.OP_TYPE], "N/A") \
+            if C.OP_TYPE in kernels else np.ones(n, dtype=bool)
+        by_type |= untyped & _matches(kernels[C.NAME], op_type)
+    if input_shapes is not None and C.INPUT_SHAPES in kernels:
+        by_type &= _matches(kernels[C.INPUT_SHAPES], input_shapes)
+    return np.flatnonzero(by_type).astype(np.int64)
