@@ -26,6 +26,7 @@ from mfu_desktop.core.analysis.roofline_figures import cluster_roofline
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION, across_ranks, slow_ranks
 from mfu_desktop.core.cluster.memory import cluster_memory, memory_row
 from mfu_desktop.core.cluster.memory import memory_json as cluster_memory_json
+from mfu_desktop.core.cluster.rank_labels import rank_labels
 from mfu_desktop.core.numbers import finite_number as number
 
 #: Bump when a document's fields change (cached documents of another version are rebuilt).
@@ -49,7 +50,7 @@ def merge_hot_rows(tables: Iterable[list[dict[str, Any]]], by: str, top_n: int, 
 
     Args:
         tables: Each rank's hot-operator rows (per step): type, input_shapes, count, time_us, lost_us, mfu.
-        by: ``time_us`` or ``lost_us`` (rows without a lost time are dropped for ``lost_us``).
+        by: ``time_us`` or ``lost_us`` (rows without a positive lost time are dropped for ``lost_us``).
         top_n: Rows kept.
         ranks: Ranks the mean is over.
     """
@@ -61,7 +62,7 @@ def merge_hot_rows(tables: Iterable[list[dict[str, Any]]], by: str, top_n: int, 
     out = []
     for acc in merged.values():
         _finish_hot_row(acc, n)
-        if by == "lost_us" and acc["lost_us"] is None:
+        if by == "lost_us" and not (acc["lost_us"] or 0.0) > 0:
             continue
         out.append(acc)
     out.sort(key=lambda r: -(r[by] or 0.0))  # stable: ties keep first-seen order
@@ -207,14 +208,20 @@ def mixed_chips_warning(ranks: list[dict[str, Any]]) -> str | None:
 
 
 def folder_document(roots: list[str], ranks: list[dict[str, Any]], failed: list[dict[str, Any]],
-                    warnings: list[str], conventions: list[str], top_n: int) -> dict[str, Any]:
-    """Everything ``mfu analyze`` prints: the ranks, the cluster, failures and warnings (mixed chips added)."""
+                    warnings: list[str], conventions: list[str], top_n: int,
+                    rank_roots: list[str] | None = None) -> dict[str, Any]:
+    """Everything ``mfu analyze`` prints: the ranks, the cluster, failures and warnings (mixed chips added).
+
+    ``rank_roots``: the folders the ranks' paths are relative to in their labels, when not
+    ``roots`` (a cluster summary: the profiles it summarised).
+    """
     warnings = list(warnings)
     mixed = mixed_chips_warning(ranks)
     if mixed:
         warnings.append(mixed)
     return {"roots": roots, "ranks": ranks, "failed": failed, "warnings": warnings,
-            "cluster": cluster_document(ranks, top_n), "conventions": conventions, "top_n": top_n}
+            "cluster": cluster_document(ranks, top_n), "conventions": conventions, "top_n": top_n,
+            "rank_roots": rank_roots or roots}
 
 
 def rank_json(doc: dict[str, Any], top_n: int) -> dict[str, Any]:
@@ -230,8 +237,10 @@ def analysis_json(folder: dict[str, Any]) -> dict[str, Any]:
     c = folder["cluster"]
     st = c["step_time"]
     rate = c["rate"]
+    labels = rank_labels(folder["ranks"], folder.get("rank_roots") or folder["roots"])
     return {
-        "ranks": [rank_json(d, folder["top_n"]) for d in folder["ranks"]],
+        "ranks": [{**rank_json(d, folder["top_n"]), "label": name.label, "source": name.source}
+                  for d, name in zip(folder["ranks"], labels)],
         "warnings": folder["warnings"],
         "failed": folder["failed"],
         "cluster": {

@@ -15,6 +15,7 @@ from mfu_desktop.core.analysis.steps import AcrossRanks
 from mfu_desktop.core.cluster import documents as summary
 from mfu_desktop.core.cluster.memory import ROW_FIELDS as MEMORY_ROW_FIELDS
 from mfu_desktop.core.cluster.rank_document import rank_document
+from mfu_desktop.core.cluster.rank_labels import RankLabel, rank_labels
 from mfu_desktop.core.readers.base import Discovery
 from mfu_desktop.core.readers.step_trace import StepTrace, read_cluster_step_trace
 
@@ -60,25 +61,35 @@ class FolderAnalysis:
     documents: list[dict] = field(default_factory=list)
     #: The summary folder this analysis was read from (its ranks are lite), or ``None``.
     summary_root: Path | None = None
+    #: The folders rank labels are relative to when not the opened roots (a summary: the profiles it summarised).
+    label_roots: list[str] | None = None
 
     def document(self) -> dict:
         """The folder document: what ``mfu analyze`` prints (:func:`~.documents.folder_document`)."""
         failed = [{"path": str(f.folder.path), "rank": f.folder.rank, "reason": f.reason} for f in self.failures]
         base = [w for w in self.warnings if w != summary.mixed_chips_warning(self.documents)]
         return summary.folder_document([str(p) for p in self.discovery.roots], self.documents, failed, base,
-                                       self.options.describe(), self.options.top_n)
+                                       self.options.describe(), self.options.top_n, self.label_roots)
 
     def to_json(self, top_n: int | None = None) -> dict[str, object]:
         """The ``mfu analyze --json`` object (contract in the README)."""
         return analysis_json(self, top_n)
 
+    def labels(self) -> list[RankLabel]:
+        """Each rank's display label, in ``ranks`` order (duplicates told apart: :func:`rank_labels`)."""
+        return rank_labels(self.documents, self.label_roots or [str(p) for p in self.discovery.roots])
+
 
 def cluster_summary(ranks: list[RankAnalysis], discovery: Discovery, options: AnalysisOptions,
-                    documents: list[dict] | None = None) -> ClusterSummary:
+                    documents: list[dict] | None = None, label_roots: list[str] | None = None) -> ClusterSummary:
     """Every rank's MFU, step time and breakdown, slow ranks marked: the cluster document as frames for the window."""
     docs = documents if documents is not None else [rank_document(r, options.top_n) for r in ranks]
     c = summary.cluster_document(docs, options.top_n)
     table = pd.DataFrame(c["rows"])
+    if len(table):
+        labels = rank_labels(docs, label_roots or [str(p) for p in discovery.roots])
+        table.insert(1, "label", [name.label for name in labels])
+        table["source"] = [name.source for name in labels]
     for column in ("mfu_ops", "mfu_step", "mfu_ops_lo", "mfu_ops_hi", "cube_utilization", "step_time_us",
                    *summary.BREAKDOWN, *MEMORY_ROW_FIELDS):  # None → NaN, never object
         if column in table:
@@ -104,8 +115,9 @@ def cluster_summary(ranks: list[RankAnalysis], discovery: Discovery, options: An
 
 
 def _hot_frame(rows: list[dict]) -> pd.DataFrame:
-    frame = pd.DataFrame(rows, columns=["type", "input_shapes", "count", "time_us", "lost_us", "mfu"])
-    for column in ("count", "time_us", "lost_us", "mfu"):
+    """The cluster's hot rows with every figure a rank's hot table has (the chart colours both alike)."""
+    frame = pd.DataFrame(rows, columns=list(summary.HOT_FIELDS))
+    for column in ("count", "time_us", "lost_us", "mfu", "bw_util", "roof_util"):
         frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(np.float64)
     return frame
 

@@ -144,5 +144,6 @@ def analysis_from_summary(summary: Summary, catalog: ChipCatalog | None = None) 
                             e.reason or e.status) for e in summary.failed]
     folder = summary.folder_document()
     options = summary_options(summary.manifest)
-    return FolderAnalysis(found, ranks, failures, cluster_summary(ranks, found, options, docs), options,
-                          list(folder["warnings"]), docs, summary.root)
+    roots = summary.profile_roots()
+    return FolderAnalysis(found, ranks, failures, cluster_summary(ranks, found, options, docs, roots), options,
+                          list(folder["warnings"]), docs, summary.root, roots)

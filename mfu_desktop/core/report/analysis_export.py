@@ -105,14 +105,17 @@ def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv
     formats = set(formats)
     written: list[Path] = []
 
+    labels = [name.label for name in result.labels()] if hasattr(result, "labels") else []
+
     def tagged(name: str) -> pd.DataFrame:
         parts = []
-        for r in result.ranks:
+        for i, r in enumerate(result.ranks):
             frame = getattr(r, name)
             if frame is None or frame.empty:
                 continue
             frame = frame.copy(deep=False)
             frame.insert(0, "rank", r.rank)
+            frame.insert(1, "rank_label", labels[i] if i < len(labels) else f"rank {r.rank}")
             parts.append(frame)
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 

@@ -87,7 +87,12 @@ class Summary:
                     f"{e.reason or e.status}" for e in self.failed]
         m = self.manifest
         return folder_document([str(self.root)], self.documents, failed, [*m.get("warnings", []), *warnings],
-                               m.get("conventions", []), int(m.get("top_n", 10)))
+                               m.get("conventions", []), int(m.get("top_n", 10)), self.profile_roots())
+
+    def profile_roots(self) -> list[str]:
+        """The profiler folders this summary was made of (rank labels are relative to them)."""
+        roots = self.manifest.get("roots")
+        return [str(r) for r in roots] if isinstance(roots, list) and roots else [str(self.root)]
 
 
 def is_summary(path: Path) -> bool:
