@@ -20,12 +20,13 @@ def finite_number(value: object) -> float | None:
 RESULT_SIG_FIGS = 3
 
 
-def sig(value: float | int | None, figures: int = RESULT_SIG_FIGS) -> str:
+def sig(value: float | int | None, figures: int = RESULT_SIG_FIGS, group: bool = False) -> str:
     """Format a number with a fixed count of significant figures.
 
     Args:
         value: The number (``None`` or NaN gives ``"n/a"``).
         figures: Significant figures to keep.
+        group: Thousands separators ("110,612" rather than "110612"), as the window shows numbers.
 
     Returns:
         The formatted number, without exponent for magnitudes between 1e-4 and 1e9.
@@ -48,7 +49,7 @@ def sig(value: float | int | None, figures: int = RESULT_SIG_FIGS) -> str:
     if rounded != 0 and math.floor(math.log10(abs(rounded))) != magnitude:
         decimals = max(decimals - 1, 0)
         rounded = round(value, decimals)
-    return f"{rounded:.{decimals}f}"
+    return f"{rounded:,.{decimals}f}" if group else f"{rounded:.{decimals}f}"
 
 
 def pct(fraction: float | None, figures: int = RESULT_SIG_FIGS) -> str:
