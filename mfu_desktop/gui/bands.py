@@ -6,9 +6,12 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QColor
 
 from mfu_desktop.core.formulas.mfu import BAND_ORDER, MfuBand, mfu_band, mfu_band_codes
+
+translate = QCoreApplication.translate
 
 #: Red far from peak … green near the limit; magenta for the impossible (> 100 %).
 BAND_RGB: dict[MfuBand, tuple[int, int, int]] = {
@@ -53,3 +56,12 @@ def band_brush(value: float | None) -> QColor:
     """Bar colour of one value (grey when unknown)."""
     color = band_qcolor(value)
     return color if color is not None else QColor(*UNKNOWN_RGB)
+
+
+def band_legend_labels() -> list[tuple[tuple[int, int, int], str]]:
+    """(colour, text) of each band and of "no figure", for chart legends (texts translated)."""
+    texts = {MfuBand.FAR: translate("Bands", "< 20 %"), MfuBand.LOW: translate("Bands", "20–30 %"),
+             MfuBand.MEDIUM: translate("Bands", "30–60 %"), MfuBand.GOOD: translate("Bands", "60–70 %"),
+             MfuBand.NEAR_LIMIT: translate("Bands", "≥ 70 %"),
+             MfuBand.IMPOSSIBLE: translate("Bands", "> 100 % (impossible)")}
+    return [(BAND_RGB[band], texts[band]) for band in BAND_ORDER] + [(UNKNOWN_RGB, translate("Bands", "no figure"))]

@@ -56,3 +56,21 @@ def apply_theme(app: QApplication, choice: str) -> str:
     pg.setConfigOption("background", (37, 37, 38) if theme == "dark" else "w")
     pg.setConfigOption("foreground", (220, 220, 220) if theme == "dark" else (40, 40, 40))
     return theme
+
+
+def is_dark_charts() -> bool:
+    """True while charts are drawn on the dark background (:func:`apply_theme`)."""
+    import pyqtgraph as pg
+
+    background = pg.mkColor(pg.getConfigOption("background"))
+    return background.lightness() < 128
+
+
+def chart_foreground() -> tuple[int, int, int]:
+    """Lines and their labels drawn over a chart's background: dark grey on light, light grey on dark."""
+    return (225, 225, 225) if is_dark_charts() else (60, 60, 60)
+
+
+def chart_accent() -> tuple[int, int, int]:
+    """The bandwidth roof's blue, readable on the chart's background."""
+    return (120, 175, 245) if is_dark_charts() else (30, 90, 200)

@@ -1,32 +1,39 @@
-"""Shared chart helpers: MFU colours, labelled bar charts, category axes."""
+"""Shared chart helpers: the plot with its title and legend outside it, category axes, bars under the mouse."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtWidgets import QLabel, QStackedLayout, QToolTip, QVBoxLayout, QWidget
+
+from mfu_desktop.gui.charts.axes import FittedAxis, fitted_axes
+from mfu_desktop.gui.charts.legend import ChartLegend, Swatch
 
 #: Colours of the step-breakdown segments (computing, communication not overlapped, free, bubble).
 SEGMENT_COLORS = ((70, 130, 200), (220, 120, 50), (150, 150, 150), (200, 60, 60))
 
 
-def make_plot(title: str, x_label: str, y_label: str, x_units: str = "", y_units: str = "",
+def make_plot(x_label: str, y_label: str, x_units: str = "", y_units: str = "",
               left_width: int = 62, grid: str = "") -> pg.PlotWidget:
-    """A plot with a title and labelled axes (units shown); ``left_width`` px for the left axis.
+    """A plot with labelled axes (units shown) whose tick labels never collide; ``left_width`` px for the left axis.
+
+    The title and the legend are not drawn inside the plot: :class:`ChartPage` puts them above it,
+    where they wrap instead of being cut.
 
     ``grid`` is ``""``, ``"x"``, ``"y"`` or ``"xy"``: grid lines cost ~4 ms per direction and
     repaint (alpha blending in the raster engine), so only the scatter, where positions are read
     off both axes, draws them; bar charts are read from their ticks.
     """
-    plot = pg.PlotWidget()
-    plot.setTitle(title)
+    plot = pg.PlotWidget(axisItems=fitted_axes())
     plot.setLabel("bottom", x_label, units=x_units or None)
     plot.setLabel("left", y_label, units=y_units or None)
     if grid:
         plot.showGrid(x="x" in grid, y="y" in grid, alpha=0.2)
     plot.setMenuEnabled(False)
-    plot.setMinimumHeight(220)
+    plot.setMinimumHeight(140)
     # Fixed axis sizes: pyqtgraph otherwise re-sizes axes to their tick labels, and every
     # re-size re-lays out and repaints the plot (several rounds on first display and on new data).
     plot.getAxis("left").setWidth(left_width)
@@ -43,21 +50,33 @@ def chart_label(device: str) -> str:
     return text
 
 
-def set_category_ticks(axis: pg.AxisItem, labels: list[str], max_len: int = 28) -> None:
-    """Text ticks at integer positions (long labels shortened).
+def set_category_ticks(axis: pg.AxisItem, labels: Sequence[str], two_line_room: bool | None = None) -> None:
+    """Text ticks at integer positions, fitted to the axis at every resize (:class:`FittedAxis`).
 
-    On a horizontal axis a label's parenthesis goes to a second line ("H100 SXM" over "(now)"): crowded
-    category axes stay legible, and the axis grows to hold the two lines.
+    A horizontal axis is made tall enough for two lines of text when a label has a parenthesis
+    ("H100 SXM" over "(now)") or ``two_line_room`` says so: crowded category names fold before
+    they are shortened.
     """
-    horizontal = axis.orientation in ("bottom", "top")
-    ticks = []
-    for i, label in enumerate(labels):
-        text = label if len(label) <= max_len else label[: max_len - 1] + "…"
-        ticks.append((i, text.replace(" (", "\n(") if horizontal and not text.startswith("\n") else text))
-    axis.enableAutoSIPrefix(False)  # positions are categories: never "chip (×0.001)"
-    if horizontal:
-        axis.setHeight(60 if any("\n" in text for _, text in ticks) else 44)
-    axis.setTicks([ticks])
+    labels = [str(label) for label in labels]
+    if axis.orientation in ("bottom", "top"):
+        two = any(" (" in label for label in labels) if two_line_room is None else two_line_room
+        axis.setHeight(62 if two else 44)
+    if isinstance(axis, FittedAxis):
+        axis.set_categories(labels)
+    else:
+        axis.enableAutoSIPrefix(False)
+        axis.setTicks([list(enumerate(labels))])
+
+
+def point_data(points: object) -> object:
+    """The data of the first of the points pyqtgraph reports (a list or an array; ``None`` when empty).
+
+    ``if points:`` on pyqtgraph's array of points raised "The truth value of an array … is
+    ambiguous" as soon as two points were under the cursor.
+    """
+    if points is None or len(points) == 0:
+        return None
+    return points[0].data()
 
 
 def downsample_indices(n: int, limit: int, weights: np.ndarray | None = None) -> np.ndarray:
@@ -72,37 +91,33 @@ def downsample_indices(n: int, limit: int, weights: np.ndarray | None = None) ->
 class StackedBars:
     """Stacked bar segments whose items and legend entries are created once and updated in place.
 
-    Re-creating bar items and legend labels on every update cost ~15 ms per chart (legend
-    labels are text items); updating them with ``setOpts`` costs well under a millisecond.
+    Re-creating bar items on every update cost ~15 ms per chart; updating them with ``setOpts``
+    costs well under a millisecond. The legend (outside the plot) shows the segments drawn.
     """
 
-    def __init__(self, plot: pg.PlotWidget, names: list[str], colors: list[tuple[int, int, int]],
-                 width: float = 0.6) -> None:
+    def __init__(self, plot: pg.PlotWidget, legend: ChartLegend, names: list[str],
+                 colors: Sequence[tuple[int, int, int]], width: float = 0.6) -> None:
         self.plot = plot
         self.width = width
-        self.legend = plot.addLegend(offset=(10, 4), colCount=len(names))
+        self.legend = legend
         self.items = []
-        for name, color in zip(names, colors):
+        for i, (name, color) in enumerate(zip(names, colors)):
             item = pg.BarGraphItem(x=[], y0=[], height=[], width=width, brush=pg.mkBrush(*color))
             plot.addItem(item)
-            self.legend.addItem(item, name)
+            legend.add(str(i), Swatch(tuple(color)), name)
             self.items.append(item)
         self.names = names
-        self.shown = [True] * len(names)
+        self.values: list[np.ndarray | None] = [None] * len(names)
 
     def update(self, segments: list[np.ndarray | None]) -> np.ndarray:
         """Stack ``segments`` (one array per item, ``None`` hides that segment); returns the tops."""
         n = len(next((s for s in segments if s is not None), []))
         x = np.arange(n)
         bottom = np.zeros(n)
+        self.values = list(segments)
         for i, (item, values) in enumerate(zip(self.items, segments)):
             visible = values is not None
-            if visible != self.shown[i]:  # keep the legend in step with what is drawn
-                if visible:
-                    self.legend.addItem(item, self.names[i])
-                else:
-                    self.legend.removeItem(item)
-                self.shown[i] = visible
+            self.legend.show_entry(str(i), visible)  # the legend in step with what is drawn
             item.setVisible(visible)
             if visible:
                 item.setOpts(x=x, y0=bottom.copy(), height=values, width=self.width)
@@ -113,35 +128,124 @@ class StackedBars:
 
 
 class ChartPage:
-    """A plot that can give way to a sentence: an empty chart shows what to do, not blank axes.
+    """A chart's title and legend above its plot, or a sentence in place of all three.
+
+    The title is a word-wrapped label and the legend a :class:`ChartLegend`: both fold onto
+    more lines at narrow widths instead of being cut, and neither covers the data. An empty
+    chart shows what to do, not blank axes.
 
     Args:
-        host: The chart widget; its layout becomes a stack of the plot and the message.
+        host: The chart widget; its layout becomes a stack of the chart and the message.
         plot: The plot widget.
+        title: The chart's title.
     """
 
-    def __init__(self, host: QWidget, plot: pg.PlotWidget) -> None:
+    def __init__(self, host: QWidget, plot: pg.PlotWidget, title: str = "") -> None:
         self.stack = QStackedLayout(host)
         self.stack.setContentsMargins(0, 0, 0, 0)
         self.plot = plot
+        self.chart = QWidget()
+        column = QVBoxLayout(self.chart)
+        column.setContentsMargins(0, 4, 0, 0)
+        column.setSpacing(2)
+        self.title = QLabel(title)
+        self.title.setObjectName("chartTitle")
+        self.title.setWordWrap(True)
+        self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.title.setStyleSheet("font-size: 10.5pt; font-weight: 600;")
+        self.legend = ChartLegend()
+        column.addWidget(self.title)
+        column.addWidget(self.legend)
+        column.addWidget(plot, 1)
         self.message = QLabel("")
         self.message.setWordWrap(True)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setStyleSheet("color: palette(placeholder-text); font-size: 10pt; padding: 24px;")
         self.message.setMinimumHeight(plot.minimumHeight())
-        self.stack.addWidget(plot)
+        self.stack.addWidget(self.chart)
         self.stack.addWidget(self.message)
 
+    def set_title(self, text: str) -> None:
+        """The chart's title (wraps when the chart is narrow)."""
+        if text != self.title.text():
+            self.title.setText(text)
+
     def show_message(self, text: str) -> None:
-        """Show ``text`` in place of the plot."""
+        """Show ``text`` in place of the chart."""
         self.message.setText(text)
         self.stack.setCurrentWidget(self.message)
 
     def show_plot(self) -> None:
-        """Show the plot again."""
-        self.stack.setCurrentWidget(self.plot)
+        """Show the chart again."""
+        self.stack.setCurrentWidget(self.chart)
 
     @property
     def showing_message(self) -> bool:
         """True while the sentence is shown."""
         return self.stack.currentWidget() is self.message
+
+
+class BarPicker:
+    """Which bar of a bar chart is under the mouse: hover shows its tooltip, a click reports it.
+
+    pyqtgraph's bar items have neither; this maps scene positions to the category under the
+    cursor. A bar counts from its start to its end plus a small margin (a short bar stays easy
+    to hit); the rest of the plot is empty space.
+
+    Args:
+        plot: The chart's plot.
+        horizontal: True when bars grow along x (categories on the y axis).
+        tip: Tooltip text of bar ``i``.
+        clicked: Called with ``i`` on a left click on a bar.
+    """
+
+    def __init__(self, plot: pg.PlotWidget, horizontal: bool, tip: Callable[[int], str],
+                 clicked: Callable[[int], None] | None = None) -> None:
+        self.plot = plot
+        self.horizontal = horizontal
+        self.tip = tip
+        self.clicked = clicked
+        self.ends = np.zeros(0)
+        self.half = 0.4
+        self.last_tip = ""
+        plot.scene().sigMouseMoved.connect(self._moved)
+        plot.scene().sigMouseClicked.connect(self._clicked)
+
+    def set_bars(self, ends: np.ndarray, half_height: float = 0.4) -> None:
+        """Bars at categories 0 … n−1, each reaching ``ends[i]`` (starting at 0)."""
+        self.ends = np.asarray(ends, dtype=float)
+        self.half = half_height
+
+    def index_at(self, scene_pos: QPointF) -> int | None:
+        """The bar under a scene position, or ``None``."""
+        box = self.plot.getPlotItem().vb
+        if not len(self.ends) or not box.sceneBoundingRect().contains(scene_pos):
+            return None
+        point = box.mapSceneToView(scene_pos)
+        category, value = (point.y(), point.x()) if self.horizontal else (point.x(), point.y())
+        i = round(category)
+        if not 0 <= i < len(self.ends) or abs(category - i) > self.half:
+            return None
+        lo, hi = box.viewRange()[0 if self.horizontal else 1]
+        end = self.ends[i] if np.isfinite(self.ends[i]) else 0.0
+        return i if min(0.0, end) - 0.02 * (hi - lo) <= value <= max(0.0, end) + 0.05 * (hi - lo) else None
+
+    def _moved(self, scene_pos: QPointF) -> None:
+        i = self.index_at(scene_pos)
+        text = self.tip(i) if i is not None else ""
+        if text == self.last_tip:
+            return
+        self.last_tip = text
+        view = self.plot
+        where = view.mapToGlobal(view.mapFromScene(scene_pos))
+        if text:
+            QToolTip.showText(where, text, view)
+        else:
+            QToolTip.hideText()
+
+    def _clicked(self, event) -> None:
+        if event.button() != Qt.MouseButton.LeftButton or self.clicked is None:
+            return
+        i = self.index_at(event.scenePos())
+        if i is not None:
+            self.clicked(i)

@@ -10,7 +10,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
-from mfu_desktop.gui.charts.common import ChartPage, make_plot, set_category_ticks
+from mfu_desktop.gui.charts.axes import decade_ticks
+from mfu_desktop.gui.charts.common import BarPicker, ChartPage, make_plot, set_category_ticks
+from mfu_desktop.gui.charts.legend import Swatch
 
 #: Colours: time gained (NEW faster), time lost, the totals, and the two sides.
 GAIN_RGB = (60, 160, 90)
@@ -25,12 +27,16 @@ class WaterfallChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = make_plot(self.tr("Where the step's change comes from"), "", self.tr("time per step"),
-                              y_units="s", left_width=62)
+        self.plot = make_plot("", self.tr("time per step"), y_units="s", left_width=62)
         self.bars = pg.BarGraphItem(x=[], y0=[], height=[], width=0.7)
         self.plot.addItem(self.bars)
-        self.page = ChartPage(self, self.plot)
+        self.page = ChartPage(self, self.plot, self.tr("Where the step's change comes from"))
+        self.page.legend.set_entries([("total", Swatch(TOTAL_RGB), self.tr("step")),
+                                      ("loss", Swatch(LOSS_RGB), self.tr("NEW slower")),
+                                      ("gain", Swatch(GAIN_RGB), self.tr("NEW faster"))])
         self.labels: list[str] = []
+        self.deltas: list[float] = []
+        self.picker = BarPicker(self.plot, False, self.tip)
 
     def set_data(self, base_us: float | None, parts: list[tuple[str, float]], new_us: float | None) -> None:
         """``parts``: (label, Δ µs per step); ``base_us``/``new_us``: the two step times (µs)."""
@@ -53,13 +59,20 @@ class WaterfallChart(QWidget):
         self.bars.setOpts(x=x, y0=np.array(bottoms) * 1e-6, height=np.array(heights) * 1e-6, width=0.7,
                           brushes=[pg.mkBrush(*c) for c in colors])
         self.labels = labels
+        self.deltas = [base_us] + [d for _, d in parts] + [new_us]
+        self.picker.set_bars((np.array(bottoms) + np.array(heights)) * 1e-6, 0.35)
         names = [label.replace("computing: ", "") for label in labels]
-        if len(names) > 6:  # every other label one line lower: long family names do not collide
-            names = [("\n" + n if i % 2 else n) for i, n in enumerate(names)]
-        set_category_ticks(self.plot.getAxis("bottom"), names, max_len=16)
+        set_category_ticks(self.plot.getAxis("bottom"), names, two_line_room=True)
         self.plot.setXRange(-0.9, len(labels) - 0.1, padding=0)  # room for the first and last labels
         top = max(max(b + h for b, h in zip(bottoms, heights)), 1e-9) * 1e-6
         self.plot.setYRange(0, top * 1.1, padding=0)
+
+    def tip(self, i: int) -> str:
+        """The bar's full name and its time (the totals) or change (the parts), µs per step."""
+        value = self.deltas[i]
+        middle = 0 < i < len(self.labels) - 1
+        return f"{self.labels[i]}\n" + (f"{value:+,.1f} µs" if middle else f"{value:,.1f} µs") + " " + \
+            self.tr("per step")
 
 
 class PairedBarsChart(QWidget):
@@ -67,17 +80,17 @@ class PairedBarsChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = make_plot(self.tr("Top changes: BASE and NEW"), self.tr("time per step"), "", x_units="s",
-                              left_width=220)
+        self.plot = make_plot(self.tr("time per step"), "", x_units="s", left_width=220)
         self.plot.getPlotItem().invertY(True)
         self.base = pg.BarGraphItem(x0=[], y=[], height=0.38, width=[], brush=pg.mkBrush(*BASE_RGB))
         self.new = pg.BarGraphItem(x0=[], y=[], height=0.38, width=[], brush=pg.mkBrush(*NEW_RGB))
-        legend = self.plot.addLegend(offset=(-10, 10))
         self.plot.addItem(self.base)
         self.plot.addItem(self.new)
-        legend.addItem(self.base, self.tr("BASE"))
-        legend.addItem(self.new, self.tr("NEW"))
-        self.page = ChartPage(self, self.plot)
+        self.page = ChartPage(self, self.plot, self.tr("Top changes: BASE and NEW"))
+        self.page.legend.set_entries([("base", Swatch(BASE_RGB), self.tr("BASE")),
+                                      ("new", Swatch(NEW_RGB), self.tr("NEW"))])
+        self.rows: list[dict] = []
+        self.picker = BarPicker(self.plot, True, self.tip)
 
     def set_data(self, rows: pd.DataFrame | None, top: int = 12) -> None:
         """``rows``: the comparison table (sorted by |Δ|)."""
@@ -92,35 +105,52 @@ class PairedBarsChart(QWidget):
         self.new.setOpts(x0=np.zeros(len(rows)), y=y + 0.2, width=rows["new_time_us"].to_numpy(float) * 1e-6,
                          height=0.38)
         labels = [f"{t} [{s}]" if s else str(t) for t, s in zip(rows["type"], rows["input_shapes"])]
-        set_category_ticks(self.plot.getAxis("left"), labels, max_len=30)
+        self.rows = [dict(r, label=label) for r, label in zip(rows.to_dict("records"), labels)]
+        self.picker.set_bars(np.maximum(rows["base_time_us"].to_numpy(float), rows["new_time_us"].to_numpy(float))
+                             * 1e-6, 0.45)
+        set_category_ticks(self.plot.getAxis("left"), labels)
         self.plot.setYRange(-0.6, len(rows) - 0.4, padding=0.02)
         most = float(max(rows["base_time_us"].max(), rows["new_time_us"].max(), 1e-3)) * 1e-6
         self.plot.setXRange(0, most, padding=0.05)
 
+    def tip(self, i: int) -> str:
+        """The group's full name, both times and why it changed."""
+        row = self.rows[i]
+        lines = [row["label"], self.tr("BASE {0} µs → NEW {1} µs per step").format(
+            f"{row['base_time_us']:,.1f}", f"{row['new_time_us']:,.1f}")]
+        if row.get("why"):
+            lines.append(str(row["why"]))
+        return "\n".join(lines)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.plot.getAxis("left").setWidth(int(min(max(self.width() * 0.32, 110), 320)))
+
 
 class GroupScatter(QWidget):
-    """Per group: BASE time vs NEW time (log–log), the y = x line; predicted NEW times when chip vs chip."""
+    """Per group: BASE time vs NEW time (log–log), the y = x line; predicted NEW times when chip vs chip.
+
+    Coordinates are log10(µs) with decade ticks (pyqtgraph's log axis piled its minor labels into
+    "2·10¹3·10¹4·10¹"); hovering a point names its group.
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = make_plot(self.tr("Per group: BASE vs NEW (µs per step, log scale)"), self.tr("BASE"),
-                              self.tr("NEW"), grid="xy")
-        self.plot.setLogMode(x=True, y=True)
-        for axis in ("bottom", "left"):
-            self.plot.getAxis(axis).setStyle(maxTickLevel=0)  # decades only: minor labels collide
-        legend = self.plot.addLegend(offset=(10, 10))
-        # PlotDataItems follow the plot's log mode (raw scatter/curve items would not)
-        self.measured = pg.PlotDataItem(pen=None, symbol="o", symbolSize=8, symbolBrush=pg.mkBrush(*NEW_RGB),
-                                        symbolPen=None)
-        self.predicted = pg.PlotDataItem(pen=None, symbol="x", symbolSize=9, symbolBrush=pg.mkBrush(*BASE_RGB),
-                                         symbolPen=pg.mkPen(*BASE_RGB))
-        self.diagonal = pg.PlotDataItem(pen=pg.mkPen(120, 120, 120, style=Qt.PenStyle.DashLine))
+        self.plot = make_plot(self.tr("BASE (µs per step)"), self.tr("NEW (µs per step)"), grid="xy")
+        self.measured = pg.ScatterPlotItem(size=8, pen=None, brush=pg.mkBrush(*NEW_RGB), hoverable=True, tip=self._tip)
+        self.predicted = pg.ScatterPlotItem(size=9, symbol="x", pen=pg.mkPen(*BASE_RGB), brush=pg.mkBrush(*BASE_RGB),
+                                            hoverable=True, tip=self._tip)
+        self.diagonal = pg.PlotCurveItem(pen=pg.mkPen(120, 120, 120, style=Qt.PenStyle.DashLine))
         for item in (self.diagonal, self.measured, self.predicted):
             self.plot.addItem(item)
-        legend.addItem(self.measured, self.tr("measured"))
-        legend.addItem(self.predicted, self.tr("predicted for NEW's chip"))
-        legend.addItem(self.diagonal, self.tr("unchanged (y = x)"))
-        self.page = ChartPage(self, self.plot)
+        self.page = ChartPage(self, self.plot, self.tr("Per group: BASE vs NEW (µs per step, log scale)"))
+        self.page.legend.set_entries([("measured", Swatch(NEW_RGB, "marker"), self.tr("measured")),
+                                      ("predicted", Swatch(BASE_RGB, "cross"), self.tr("predicted for NEW's chip")),
+                                      ("diagonal", Swatch((120, 120, 120), "line", dashed=True),
+                                       self.tr("unchanged (y = x)"))])
+
+    def _tip(self, x: float, y: float, data: object) -> str:
+        return f"{data}\nBASE {10 ** x:,.1f} µs · NEW {10 ** y:,.1f} µs"
 
     def set_data(self, rows: pd.DataFrame | None) -> None:
         """``rows``: the comparison table; groups present on both sides are plotted."""
@@ -129,12 +159,19 @@ class GroupScatter(QWidget):
             self.page.show_message(self.tr("No operator group is on both sides."))
             return
         self.page.show_plot()
-        x = both["base_time_us"].to_numpy(float)
-        self.measured.setData(x=x, y=both["new_time_us"].to_numpy(float))
+        names = [f"{t} [{s}]" if s else str(t) for t, s in zip(both["type"], both["input_shapes"])]
+        x = np.log10(both["base_time_us"].to_numpy(float))
+        y = np.log10(both["new_time_us"].to_numpy(float))
+        self.measured.setData(x=x, y=y, data=names)
         pred = both["predicted_new_us"].to_numpy(float) if "predicted_new_us" in both else np.full(len(x), np.nan)
         ok = np.isfinite(pred) & (pred > 0)
-        self.predicted.setData(x=x[ok], y=pred[ok])
-        values = np.concatenate([x, both["new_time_us"].to_numpy(float), pred[ok]])
-        lo, hi = float(values.min()), float(values.max())
-        lo, hi = 10 ** math.floor(math.log10(lo)), 10 ** math.ceil(math.log10(hi))
+        self.predicted.setData(x=x[ok], y=np.log10(pred[ok]), data=[n for n, k in zip(names, ok) if k])
+        self.page.legend.show_entry("predicted", bool(ok.any()))
+        values = np.concatenate([x, y, np.log10(pred[ok])])
+        lo, hi = math.floor(float(values.min())), math.ceil(float(values.max()))
+        hi = max(hi, lo + 1)
         self.diagonal.setData(x=[lo, hi], y=[lo, hi])
+        self.plot.setXRange(lo, hi, padding=0.03)
+        self.plot.setYRange(lo, hi, padding=0.03)
+        for axis in ("bottom", "left"):
+            self.plot.getAxis(axis).setTicks(decade_ticks(lo, hi))

@@ -25,6 +25,7 @@ LABELLED_CELLS = 256
 class RankHeatMap(QWidget):
     """Ranks in a grid, colour = the chosen metric; hover for values, click to select a rank."""
 
+    #: A cell was clicked: the position of its rank in the table (the order of ``FolderAnalysis.ranks``).
     rank_clicked = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -42,11 +43,11 @@ class RankHeatMap(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
         row.addWidget(QLabel(self.tr("Colour by")))
-        self.metric = QComboBox()
+        self.metric_choice = QComboBox()
         for key, label, _ in self.metrics:
-            self.metric.addItem(label, key)
-        self.metric.currentIndexChanged.connect(self._draw)
-        row.addWidget(self.metric)
+            self.metric_choice.addItem(label, key)
+        self.metric_choice.currentIndexChanged.connect(self._draw)
+        row.addWidget(self.metric_choice)
         row.addStretch(1)
         self.hover = QLabel("")
         row.addWidget(self.hover)
@@ -72,17 +73,24 @@ class RankHeatMap(QWidget):
         self.table = pd.DataFrame()
         self.columns = 1
         self.ranks = np.zeros(0, dtype=np.int64)
+        self.positions = np.zeros(0, dtype=np.int64)
+        self.names: list[str] = []
         self.values = np.zeros(0)
         self.view.scene().sigMouseMoved.connect(self._moved)
         self.view.scene().sigMouseClicked.connect(self._clicked)
 
-    def set_data(self, table: pd.DataFrame | None) -> None:
-        """``table``: the cluster table (one row per rank: rank and the metric columns)."""
+    def set_data(self, table: pd.DataFrame | None, labels: list[str] | None = None) -> None:
+        """``table``: the cluster table (one row per rank: rank and the metric columns); ``labels`` name its rows."""
         self.table = table if table is not None else pd.DataFrame()
+        if "rank" in self.table:
+            names = labels if labels is not None and len(labels) == len(self.table) else None
+            self.table = self.table.assign(
+                _position=np.arange(len(self.table)),
+                _name=names if names is not None else [f"rank {r}" for r in self.table["rank"]])
         self._draw()
 
     def _metric(self) -> tuple[str, str, str]:
-        key = self.metric.currentData()
+        key = self.metric_choice.currentData()
         return next(m for m in self.metrics if m[0] == key)
 
     def _draw(self) -> None:
@@ -93,6 +101,8 @@ class RankHeatMap(QWidget):
             return
         table = table.sort_values("rank", kind="stable")
         self.ranks = table["rank"].to_numpy(dtype=np.int64)
+        self.positions = table["_position"].to_numpy(dtype=np.int64)
+        self.names = [str(n) for n in table["_name"]]
         n = len(self.ranks)
         raw = (pd.to_numeric(table[key], errors="coerce").to_numpy(dtype=np.float64) if key in table
                else np.full(n, np.nan))
@@ -122,8 +132,8 @@ class RankHeatMap(QWidget):
         self.labels = []
         if n > LABELLED_CELLS:
             return
-        for i, rank in enumerate(self.ranks.tolist()):
-            item = pg.TextItem(str(rank), color=(255, 255, 255), anchor=(0.5, 0.5))
+        for i, name in enumerate(self.names):
+            item = pg.TextItem(name.removeprefix("rank "), color=(255, 255, 255), anchor=(0.5, 0.5))
             item.setPos(i % self.columns + 0.5, i // self.columns + 0.5)
             self.plot.addItem(item)
             self.labels.append(item)
@@ -148,8 +158,8 @@ class RankHeatMap(QWidget):
         elif kind == "pct":
             text = pct(value)
         else:
-            text = f"{sig(value / 1000)} ms"
-        return self.tr("rank {0}: {1}").format(int(self.ranks[index]), text)
+            text = f"{sig(value / 1000, group=True)} ms"
+        return f"{self.names[index]}: {text}"
 
     def _moved(self, scene_pos: QPointF) -> None:
         index = self._cell(scene_pos)
@@ -160,9 +170,9 @@ class RankHeatMap(QWidget):
             return
         index = self._cell(event.scenePos())
         if index is not None:
-            self.rank_clicked.emit(int(self.ranks[index]))
+            self.rank_clicked.emit(int(self.positions[index]))
 
     def click_rank_at(self, index: int) -> None:
         """Select the rank of cell ``index`` (as a click would; for tests and keyboard use)."""
         if 0 <= index < len(self.ranks):
-            self.rank_clicked.emit(int(self.ranks[index]))
+            self.rank_clicked.emit(int(self.positions[index]))

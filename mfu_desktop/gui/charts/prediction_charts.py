@@ -11,9 +11,18 @@ import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
-from mfu_desktop.gui.charts.common import SEGMENT_COLORS, StackedBars, chart_label, make_plot, set_category_ticks
+from mfu_desktop.gui.charts.common import (
+    SEGMENT_COLORS,
+    BarPicker,
+    ChartPage,
+    StackedBars,
+    chart_label,
+    make_plot,
+    set_category_ticks,
+)
+from mfu_desktop.gui.charts.legend import Swatch
 
 COMPUTE_RGB = (70, 130, 200)
 STEP_RGB = (220, 120, 50)
@@ -42,25 +51,21 @@ class RelativePerformanceChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = make_plot(self.tr("Relative performance (baseline = 1.0)"), self.tr("chip"),
-                              self.tr("speed-up (×)"))
-        self.legend = self.plot.addLegend(offset=(10, 4), colCount=3)
+        self.plot = make_plot(self.tr("chip"), self.tr("speed-up (×)"))
         self.compute = pg.BarGraphItem(x=[], height=[], width=0.34, brush=pg.mkBrush(*COMPUTE_RGB))
         self.step = pg.BarGraphItem(x=[], height=[], width=0.34, brush=pg.mkBrush(*STEP_RGB))
-        self.partial_sample = pg.BarGraphItem(x=[], height=[], width=0.34,
-                                              brush=_brushes(COMPUTE_RGB, np.array([True]))[0],
-                                              pen=_pens(np.array([True]))[0])
-        for item, name in ((self.compute, self.tr("compute-class kernels")),
-                           (self.step, self.tr("whole step (time-based)")),
-                           (self.partial_sample, self.tr("partial"))):
+        for item in (self.compute, self.step):
             self.plot.addItem(item)
-            self.legend.addItem(item, name)
         self.plot.addItem(pg.InfiniteLine(pos=1.0, angle=0,
                                           pen=pg.mkPen((120, 120, 120), style=pg.QtCore.Qt.PenStyle.DashLine)))
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot)
+        self.page = ChartPage(self, self.plot, self.tr("Relative performance (baseline = 1.0)"))
+        self.page.legend.set_entries([
+            ("compute", Swatch(COMPUTE_RGB), self.tr("compute-class kernels")),
+            ("step", Swatch(STEP_RGB), self.tr("whole step (time-based)")),
+            ("partial", Swatch((160, 160, 160), hatched=True, dashed=True), self.tr("partly predicted (*)"))])
         self.partial_devices: list[str] = []
+        self.rows: list[dict] = []
+        self.picker = BarPicker(self.plot, False, self.tip)
 
     def set_data(self, rows: pd.DataFrame | None) -> None:
         """``rows`` has device, relative_performance, step_relative_performance, partial, partial_reason."""
@@ -69,7 +74,12 @@ class RelativePerformanceChart(QWidget):
             self.step.setOpts(x=[], height=[], width=0.34)
             set_category_ticks(self.plot.getAxis("bottom"), [])
             self.partial_devices = []
+            self.rows = []
+            self.picker.set_bars(np.zeros(0))
+            self.page.show_message(self.tr("Relative performance: load a profile, then Predict."))
             return
+        self.page.show_plot()
+        self.rows = rows.to_dict("records")
         x = np.arange(len(rows))
         compute = rows["relative_performance"].fillna(0).to_numpy(dtype=float)
         step = rows["step_relative_performance"].fillna(0).to_numpy(dtype=float)
@@ -79,14 +89,35 @@ class RelativePerformanceChart(QWidget):
                              pens=_pens(partial))
         self.step.setOpts(x=x + 0.18, height=step, width=0.34, brushes=_brushes(STEP_RGB, partial),
                           pens=_pens(partial))
-        self.partial_sample.setVisible(bool(partial.any()))
+        self.page.legend.show_entry("partial", bool(partial.any()))
+        self.picker.set_bars(np.maximum(compute, step), 0.45)
         set_category_ticks(self.plot.getAxis("bottom"), [chart_label(d) + (" *" if p else "")
-                                                         for d, p in zip(rows["device"], partial)], max_len=15)
+                                                         for d, p in zip(rows["device"], partial)],
+                           two_line_room=True)
         reasons = [f"{d}: {r}" for d, r, p in zip(rows["device"], rows.get("partial_reason", ""), partial) if p]
         self.plot.setToolTip("\n".join(reasons))
         self.plot.setXRange(-0.6, len(rows) - 0.4, padding=0)
         top = float(np.nanmax(np.concatenate([compute, step, [1.0]])))
-        self.plot.setYRange(0, max(top * 1.3, 1.3), padding=0)  # headroom for the legend row
+        self.plot.setYRange(0, max(top * 1.08, 1.1), padding=0)
+
+    def tip(self, i: int) -> str:
+        """The chip's full name, both speed-ups and why a bar is only partly predicted."""
+        row = self.rows[i]
+        lines = [str(row.get("device")),
+                 self.tr("compute-class kernels: {0}×").format(_x(row.get("relative_performance"))),
+                 self.tr("whole step: {0}×").format(_x(row.get("step_relative_performance")))]
+        if row.get("partial") and row.get("partial_reason"):
+            lines.append(str(row["partial_reason"]))
+        return "\n".join(lines)
+
+
+def _x(value: object) -> str:
+    """A speed-up with 3 significant figures, "–" when missing."""
+    try:
+        v = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return "–"
+    return "–" if v != v else f"{v:.3g}"
 
 
 class PredictedStepChart(QWidget):
@@ -94,24 +125,37 @@ class PredictedStepChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = make_plot(self.tr("Step per chip (mean per rank)"), self.tr("chip"), self.tr("time per step"),
-                              y_units="s")
-        self.bars = StackedBars(self.plot, [self.tr("computing"), self.tr("transfer"), self.tr("wait"),
-                                            self.tr("free")], list(STEP_SEGMENT_COLORS))
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot)
+        self.plot = make_plot(self.tr("chip"), self.tr("time per step"), y_units="s")
+        self.page = ChartPage(self, self.plot, self.tr("Step per chip (mean per rank)"))
+        self.segment_names = [self.tr("computing"), self.tr("transfer"), self.tr("wait"), self.tr("free")]
+        self.bars = StackedBars(self.plot, self.page.legend, self.segment_names, list(STEP_SEGMENT_COLORS))
+        self.devices: list[str] = []
+        self.picker = BarPicker(self.plot, False, self.tip)
 
     def set_data(self, rows: pd.DataFrame | None) -> None:
         """``rows`` has device, computing_us, transfer_us, wait_us, free_us, partial (first row = measured)."""
         if rows is None or rows.empty:
             self.bars.update([None] * 4)
             set_category_ticks(self.plot.getAxis("bottom"), [])
+            self.picker.set_bars(np.zeros(0))
+            self.page.show_message(self.tr("Step per chip: load a profile, then Predict."))
             return
+        self.page.show_plot()
         bottom = self.bars.update([rows[key].fillna(0.0).to_numpy(dtype=float) * 1e-6
                                    for key in ("computing_us", "transfer_us", "wait_us", "free_us")])
+        self.picker.set_bars(bottom, 0.3)
+        self.devices = [str(d) for d in rows["device"]]
         partial = rows["partial"].to_numpy(dtype=bool) if "partial" in rows else np.zeros(len(rows), bool)
         set_category_ticks(self.plot.getAxis("bottom"), [chart_label(d) + (" *" if p else "")
-                                                         for d, p in zip(rows["device"], partial)], max_len=15)
+                                                         for d, p in zip(rows["device"], partial)],
+                           two_line_room=True)
         self.plot.setXRange(-0.6, len(rows) - 0.4, padding=0)
-        self.plot.setYRange(0, max(float(bottom.max()), 1e-9) * 1.25, padding=0)  # headroom for the legend
+        self.plot.setYRange(0, max(float(bottom.max()), 1e-9) * 1.05, padding=0)
+
+    def tip(self, i: int) -> str:
+        """The chip and its predicted step parts, ms per step."""
+        lines = [self.devices[i] if i < len(self.devices) else ""]
+        for name, values in zip(self.segment_names, self.bars.values):
+            if values is not None and i < len(values):
+                lines.append(f"{name}: {values[i] * 1e3:,.3g} ms")
+        return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""Profiler charts: hot operators, per-kernel MFU scatter, step breakdown per rank."""
+"""Profiler charts: hot operators (with the step's non-operator time), per-kernel MFU scatter, step breakdown."""
 
 from __future__ import annotations
 
@@ -9,67 +9,152 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QWidget
 
-from mfu_desktop.gui.bands import band_brushes
+from mfu_desktop.core.analysis.roofline_figures import judged_figure, judged_values
+from mfu_desktop.core.analysis.time_sinks import OPERATOR, sink
+from mfu_desktop.core.numbers import calls, finite_number, pct, sig
+from mfu_desktop.gui.bands import band_brushes, band_legend_labels
 from mfu_desktop.gui.charts.common import (
     SEGMENT_COLORS,
+    BarPicker,
     ChartPage,
     StackedBars,
     downsample_indices,
     make_plot,
+    point_data,
     set_category_ticks,
 )
+from mfu_desktop.gui.charts.legend import ChartLegend, Swatch
+from mfu_desktop.gui.core_text import ct
 
 #: The scatter shows at most this many kernels (the longest ones); a million points would
 #: make the plot unusable and add nothing a table does not show better.
 SCATTER_LIMIT = 8_000
+#: Bars of non-operator time: the step breakdown's colours, hatched (they are not operators).
+SINK_RGB = {"free": SEGMENT_COLORS[2], "comm_not_overlapped": SEGMENT_COLORS[1], "bubble": SEGMENT_COLORS[3]}
 
 
-def judged_values(table: pd.DataFrame) -> np.ndarray:
-    """The figure judging each row: bandwidth utilisation where memory-bound, MFU otherwise (NaN: none)."""
-    mfu = table["mfu"].to_numpy(dtype=float) if "mfu" in table else np.full(len(table), np.nan)
-    if "bound" not in table or "bw_util" not in table:
-        return mfu
-    memory = table["bound"].astype(str).to_numpy() == "memory"
-    return np.where(memory, table["bw_util"].to_numpy(dtype=float), mfu)
+def band_legend(legend: ChartLegend) -> None:
+    """The MFU/BW band colours as legend entries (the colour scale of bars, points and cells)."""
+    legend.set_entries([(f"band{i}", Swatch(rgb, "marker"), text)
+                        for i, (rgb, text) in enumerate(band_legend_labels())])
+
+
+def group_label(row: dict) -> str:
+    """A hot row's name: ``MatMulV2 [4096,4096;11008,4096]`` (no shapes: the type alone)."""
+    shapes = row.get("input_shapes")
+    return f"{row.get('type')} [{shapes}]" if isinstance(shapes, str) and shapes else str(row.get("type"))
 
 
 class HotOpsChart(QWidget):
-    """Horizontal bars of the top operators (by time or by lost time), coloured by MFU (bandwidth when memory-bound)."""
+    """The top operator groups and the step's non-operator time, by lost or total time.
+
+    An operator's bar is coloured by the figure that judges it (MFU, or bandwidth utilisation
+    when memory-bound); free time, communication not overlapped and bubbles are hatched in the
+    step breakdown's colours. Hover a bar for its figures; a click emits :attr:`group_clicked`.
+    """
+
+    #: A bar was clicked: its row (``kind`` ``operator`` or a step-breakdown column, type, input_shapes …).
+    group_clicked = Signal(dict)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = make_plot(self.tr("Hot operators"), self.tr("time per step"), "", x_units="s", left_width=250)
+        self.plot = make_plot(self.tr("time per step"), "", x_units="s", left_width=250)
         self.plot.getPlotItem().invertY(True)
         self.bars = pg.BarGraphItem(x0=[], y=[], height=0.7, width=[])
         self.plot.addItem(self.bars)
-        self.page = ChartPage(self, self.plot)
+        self.page = ChartPage(self, self.plot, self.tr("Hot operators"))
+        entries = [(f"band{i}", Swatch(rgb), text) for i, (rgb, text) in enumerate(band_legend_labels())]
+        entries += [(key, Swatch(SINK_RGB[key], hatched=True), ct(sink(key).label)) for key in SINK_RGB]
+        self.page.legend.set_entries(entries)
+        self.picker = BarPicker(self.plot, True, self.tip, self._clicked)
+        self.rows: list[dict] = []
         self.labels: list[str] = []
+        self.by = "lost_us"
+        self.step_us: float | None = None
 
-    def set_data(self, table: pd.DataFrame, by: str = "time_us", title: str = "") -> None:
-        """Show ``table`` (type, input_shapes, time_us, lost_us, mfu) by ``by``."""
-        self.plot.setTitle(title or self.tr("Hot operators"))
+    def set_data(self, table: pd.DataFrame | None, by: str = "time_us", title: str = "",
+                 step_us: float | None = None) -> None:
+        """Show ranked rows (:func:`~mfu_desktop.core.analysis.time_sinks.ranked_time`) by ``by``.
+
+        Args:
+            table: Rows with type, input_shapes, count, time_us, lost_us, mfu, bw_util, bound and
+                ``kind`` (``operator`` or a step-breakdown column); ``None`` clears the chart.
+            by: ``lost_us`` or ``time_us``.
+            title: The chart's title.
+            step_us: The step time the shares in the tooltips are of (µs per step).
+        """
+        self.page.set_title(title or self.tr("Hot operators"))
         self.plot.setLabel("bottom", self.tr("lost time per step") if by == "lost_us" else self.tr("time per step"),
                            units="s")
-        if table is None or table.empty:
+        self.by, self.step_us = by, step_us
+        self.rows = [] if table is None else table.to_dict("records")
+        if not self.rows:
             self.bars.setOpts(x0=[], y=[], width=[], brushes=[])
             set_category_ticks(self.plot.getAxis("left"), [])
+            self.picker.set_bars(np.zeros(0))
             self.page.show_message(
                 self.tr("Hot operators by lost time: no kernel has a lost time — no FLOPs-based MFU and no bytes "
                         "(switch to “by total time”).")
                 if by == "lost_us" else self.tr("Hot operators: no kernels."))
             return
         self.page.show_plot()
-        values = table[by].fillna(0.0).to_numpy(dtype=float) * 1e-6
-        y = np.arange(len(table))
-        brushes = band_brushes(judged_values(table))
-        self.bars.setOpts(x0=np.zeros(len(table)), y=y, width=values, height=0.7, brushes=brushes)
-        self.labels = [f"{t} [{s}]" if s else str(t) for t, s in zip(table["type"], table.get("input_shapes", ""))]
-        set_category_ticks(self.plot.getAxis("left"), self.labels, max_len=31)
-        self.plot.setYRange(-0.5, len(table) - 0.5, padding=0.02)
+        values = np.array([float(r.get(by) or 0.0) for r in self.rows]) * 1e-6
+        y = np.arange(len(self.rows))
+        self.bars.setOpts(x0=np.zeros(len(self.rows)), y=y, width=values, height=0.7, brushes=self._brushes(table))
+        self.picker.set_bars(values, 0.4)
+        kinds = {str(r.get("kind") or OPERATOR) for r in self.rows}
+        for key in SINK_RGB:
+            self.page.legend.show_entry(key, key in kinds)
+        self.labels = [group_label(r) if r.get("kind", OPERATOR) == OPERATOR else ct(str(r.get("type")))
+                       for r in self.rows]
+        set_category_ticks(self.plot.getAxis("left"), self.labels)
+        self.plot.setYRange(-0.5, len(self.rows) - 0.5, padding=0.02)
         self.plot.setXRange(0, max(values.max(), 1e-9), padding=0.05)
+
+    def _brushes(self, table: pd.DataFrame) -> list:
+        """Band colours of the judging figure; hatched step-breakdown colours for non-operator time."""
+        brushes = band_brushes(judged_values(table))
+        for i, row in enumerate(self.rows):
+            rgb = SINK_RGB.get(str(row.get("kind")))
+            if rgb is not None:
+                brushes[i] = QBrush(QColor(*rgb), Qt.BrushStyle.BDiagPattern)
+        return brushes
+
+    def tip(self, i: int) -> str:
+        """The tooltip of bar ``i``: full name and shapes, calls, time and share, lost time, the judging figure."""
+        row = self.rows[i]
+        time_us = finite_number(row.get("time_us"))
+        share = f" ({pct(time_us / self.step_us)} {self.tr('of the step')})" if time_us and self.step_us else ""
+        if row.get("kind", OPERATOR) != OPERATOR:
+            about = sink(str(row.get("kind")))
+            return "\n".join([ct(about.label), self.tr("{0} µs per step").format(sig(time_us, group=True)) + share,
+                               ct(about.meaning), self.tr("Click: the step breakdown")])
+        lines = [group_label(row), self.tr("{0} calls per step · {1} µs per step").format(
+            calls(row.get("count")), sig(time_us, group=True)) + share]
+        lost = finite_number(row.get("lost_us"))
+        if lost is not None:
+            lines.append(self.tr("lost {0} µs per step (measured − roofline-attainable)").format(sig(lost, group=True)))
+        label, value = judged_figure(row)
+        if value is not None:
+            bound = {"compute": self.tr("compute-bound"), "memory": self.tr("memory-bound")}.get(
+                str(row.get("bound")), "")
+            figure = self.tr("BW {0} of HBM").format(pct(value)) if label == "BW" else f"MFU {pct(value)}"
+            lines.append(f"{figure} · {bound}".rstrip(" ·"))
+        lines.append(self.tr("Click: its kernels and their derivation"))
+        return "\n".join(lines)
+
+    def _clicked(self, i: int) -> None:
+        if 0 <= i < len(self.rows):
+            self.group_clicked.emit(dict(self.rows[i]))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        # the names take about half the chart: they are shortened in the middle, never the bars
+        self.plot.getAxis("left").setWidth(int(min(max(self.width() * 0.5, 110), 340)))
 
 
 @dataclass
@@ -116,13 +201,13 @@ class MfuScatter(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = make_plot(self.tr("MFU per kernel"), self.tr("duration (µs, log scale)"), self.tr("MFU (%)"),
-                              grid="xy")
+        self.plot = make_plot(self.tr("duration (µs, log scale)"), self.tr("MFU (%)"), grid="xy")
         # x = log10(duration in µs) with our own 1-2-5 ticks (pyqtgraph's log axis crowds its minor labels)
         self.scatter = pg.ScatterPlotItem(size=6, pen=None, hoverable=True, tip=self._tip)
         self.scatter.sigClicked.connect(self._clicked)
         self.plot.addItem(self.scatter)
-        self.page = ChartPage(self, self.plot)
+        self.page = ChartPage(self, self.plot, self.tr("MFU per kernel"))
+        band_legend(self.page.legend)
         self._names: list[str] = []
 
     def _tip(self, x: float, y: float, data: object) -> str:
@@ -134,29 +219,37 @@ class MfuScatter(QWidget):
         """Plot kernels with a finite MFU (see :func:`scatter_points`); ``None`` clears the plot."""
         self.set_points(scatter_points(duration_us, mfu, names) if duration_us is not None else None)
 
-    def set_points(self, points: ScatterPoints | None) -> None:
-        """Show points prepared by :func:`scatter_points` (possibly on a worker thread)."""
+    def set_points(self, points: ScatterPoints | None, empty_text: str = "") -> None:
+        """Show points prepared by :func:`scatter_points` (possibly on a worker thread).
+
+        ``empty_text`` replaces the sentence shown when no kernel has a FLOPs-based MFU (the tab
+        names the reason it knows, e.g. a chip that is not confirmed).
+        """
         if points is None or not len(points.rows):
             self.scatter.setData([], [])
             self.page.show_message(self.tr("MFU per kernel: select a rank in the tree to see its kernels.")
-                                   if points is None else
+                                   if points is None else empty_text or
                                    self.tr("MFU per kernel: no kernel of this rank has a FLOPs-based MFU (see the "
                                            "fallback tier card and the Exclusions table)."))
             return
         self.page.show_plot()
         if points.counted > len(points.rows):
-            self.plot.setTitle(self.tr("MFU per kernel (the {0} longest of {1})").format(
+            self.page.set_title(self.tr("MFU per kernel (the {0} longest of {1})").format(
                 f"{len(points.rows):,}", f"{points.counted:,}"))
         else:
-            self.plot.setTitle(self.tr("MFU per kernel"))
+            self.page.set_title(self.tr("MFU per kernel"))
         self.scatter.setData(x=points.x, y=points.mfu * 100, brush=band_brushes(points.mfu), data=points.data)
-        self.plot.getAxis("bottom").setTicks(log_ticks(float(points.x.min()), float(points.x.max())))
+        lo, hi = float(points.x.min()), float(points.x.max())
+        self.plot.getAxis("bottom").setTicks(log_ticks(lo, hi))
+        if hi - lo < 0.6:  # one duration (or nearly): a range wide enough for labelled ticks either side
+            self.plot.setXRange(lo - 0.4, hi + 0.4, padding=0)
+        else:
+            self.plot.enableAutoRange(axis="x")
 
-    def _clicked(self, _item: object, points: list, _event: object = None) -> None:
-        if points:
-            data = points[0].data()
-            if isinstance(data, tuple) and data[0] is not None:
-                self.kernel_clicked.emit(int(data[0]))
+    def _clicked(self, _item: object, points: object, _event: object = None) -> None:
+        data = point_data(points)
+        if isinstance(data, tuple) and data[0] is not None:
+            self.kernel_clicked.emit(int(data[0]))
 
 
 def log_ticks(lo: float, hi: float) -> list[list[tuple[float, str]]]:
@@ -174,23 +267,39 @@ def log_ticks(lo: float, hi: float) -> list[list[tuple[float, str]]]:
 
 
 class StepBreakdownChart(QWidget):
-    """Stacked bars per rank: computing, communication not overlapped, free and bubble (µs → s)."""
+    """Stacked bars per rank: computing, communication not overlapped, free and bubble (µs → s).
+
+    Ranks are named by their display labels (:meth:`FolderAnalysis.labels`): duplicates told
+    apart, traces without an id by their file. Hover a bar for its figures; a click selects the rank.
+    """
+
+    #: A bar was clicked: the position of its rank in the table given to :meth:`set_data`.
+    rank_clicked = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = make_plot(self.tr("Step breakdown per rank (mean per step)"), self.tr("rank"),
-                              self.tr("time per step"), y_units="s")
-        self.bars = StackedBars(self.plot, [self.tr("computing"), self.tr("communication (not overlapped)"),
-                                            self.tr("free"), self.tr("bubble")], list(SEGMENT_COLORS))
-        self.page = ChartPage(self, self.plot)
+        self.plot = make_plot(self.tr("rank"), self.tr("time per step"), y_units="s")
+        self.page = ChartPage(self, self.plot, self.tr("Step breakdown per rank (mean per step)"))
+        self.segment_names = [self.tr("computing"), self.tr("communication (not overlapped)"), self.tr("free"),
+                              self.tr("bubble")]
+        self.bars = StackedBars(self.plot, self.page.legend, self.segment_names, list(SEGMENT_COLORS))
+        self.picker = BarPicker(self.plot, False, self.tip, lambda i: self.rank_clicked.emit(self.rank_rows[i]))
+        self.names: list[str] = []
+        self.rank_rows: list[int] = []
 
-    def set_data(self, table: pd.DataFrame | None, slow: list[int] | None = None) -> None:
-        """``table`` has columns rank, computing, comm_not_overlapped, free, bubble (µs)."""
+    def set_data(self, table: pd.DataFrame | None, slow: list[int] | None = None,
+                 labels: list[str] | None = None) -> None:
+        """``table`` has columns rank, computing, comm_not_overlapped, free, bubble (µs); ``labels`` name its rows."""
+        self.rank_rows = []
         if table is not None and "computing" in table:
-            table = table[table["computing"].notna()]
+            keep = table["computing"].notna().to_numpy()
+            labels = [label for label, k in zip(labels, keep) if k] if labels is not None else None
+            self.rank_rows = [int(i) for i in np.flatnonzero(keep)]
+            table = table[keep]
         if table is None or table.empty or "computing" not in table:
             self.bars.update([None] * 4)
             set_category_ticks(self.plot.getAxis("bottom"), [])
+            self.picker.set_bars(np.zeros(0))
             self.page.show_message(self.tr("Step breakdown: no step trace (step_trace_time.csv or analysis.db) in "
                                            "this profile."))
             return
@@ -202,34 +311,49 @@ class StepBreakdownChart(QWidget):
                 values = None  # no bubble: no segment and no legend entry
             segments.append(values)
         bottom = self.bars.update(segments)
+        self.picker.set_bars(bottom, 0.3)
         slow = set(slow or [])
-        every = max(1, math.ceil(len(table) / 24))  # at most ~24 labels; slow ranks are always labelled
-        labels = [f"{int(r)}{' ⚠' if int(r) in slow else ''}" if (i % every == 0 or int(r) in slow) else ""
-                  for i, r in enumerate(table["rank"])]
-        set_category_ticks(self.plot.getAxis("bottom"), labels)
+        self.names = labels if labels is not None else [str(int(r)) for r in table["rank"]]
+        marked = [f"{name}{' ⚠' if int(r) in slow else ''}" for name, r in zip(self.names, table["rank"])]
+        set_category_ticks(self.plot.getAxis("bottom"), marked, two_line_room=any(" · " in n for n in self.names))
         self.plot.setXRange(-0.6, max(len(table) - 0.4, 0.6), padding=0)
         top = bottom.max() if len(bottom) else 1.0
-        # headroom above the bars for the legend row
-        self.plot.setYRange(0, (top if math.isfinite(top) and top > 0 else 1.0) * 1.22, padding=0)
+        self.plot.setYRange(0, (top if math.isfinite(top) and top > 0 else 1.0) * 1.05, padding=0)
+
+    def tip(self, i: int) -> str:
+        """Rank ``i``'s label and its segments in ms per step."""
+        lines = [self.names[i] if i < len(self.names) else ""]
+        for name, values in zip(self.segment_names, self.bars.values):
+            if values is not None and i < len(values):
+                lines.append(f"{name}: {sig(values[i] * 1e3, group=True)} ms")
+        lines.append(self.tr("Click: select this rank"))
+        return "\n".join(lines)
 
 
-def export_plot(plot: pg.PlotWidget, path: Path) -> Path:
-    """Save a chart as PNG or SVG (by extension), through a temporary file (no partial file is left).
+def export_plot(chart: QWidget, path: Path) -> Path:
+    """Save a chart (its title, legend and plot) as PNG or SVG (by extension), through a temporary file.
 
     Raises:
         mfu_desktop.core.writing.ExportError: When the file cannot be written.
     """
-    from pyqtgraph.exporters import ImageExporter
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QImage, QPainter
 
     from mfu_desktop.core.writing import atomic_write
 
     path = Path(path)
+    if chart.width() < 200 or chart.height() < 150:  # never laid out (its page was not shown): a readable size
+        chart.resize(900, 520)
     if path.suffix.lower() == ".svg":
-        payload = render_svg(plot, path.stem)
+        payload = render_svg(chart, path.stem)
         return atomic_write(path, lambda p: p.write_bytes(payload))
-    exporter = ImageExporter(plot.plotItem)
-    exporter.parameters()["width"] = max(int(plot.width()) * 2, 800)
-    image = exporter.export(toBytes=True)
+    scale = 2
+    image = QImage(chart.width() * scale, chart.height() * scale, QImage.Format.Format_ARGB32)
+    image.fill(chart.palette().window().color())
+    painter = QPainter(image)
+    painter.scale(scale, scale)
+    chart.render(painter, QPoint(0, 0))
+    painter.end()
 
     def write(p: Path) -> None:
         if not image.save(str(p), "PNG"):
@@ -240,7 +364,7 @@ def export_plot(plot: pg.PlotWidget, path: Path) -> Path:
 
 def render_svg(widget: QWidget, title: str = "") -> bytes:
     """A widget drawn into SVG with QtSvg (pyqtgraph's own SVG exporter fails on Qt 6 paths)."""
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QSize
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, QSize
     from PySide6.QtGui import QPainter
     from PySide6.QtSvg import QSvgGenerator
 
@@ -254,7 +378,7 @@ def render_svg(widget: QWidget, title: str = "") -> bytes:
     generator.setViewBox(QRect(0, 0, size.width(), size.height()))
     generator.setTitle(title)
     painter = QPainter(generator)
-    widget.render(painter)
+    widget.render(painter, QPoint(0, 0))
     painter.end()
     buffer.close()
     return bytes(data.data())

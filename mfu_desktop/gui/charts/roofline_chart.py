@@ -20,7 +20,10 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, OTHER, family_of
 from mfu_desktop.core.readers import columns as C
-from mfu_desktop.gui.charts.common import ChartPage, downsample_indices, make_plot
+from mfu_desktop.gui.charts.axes import decade_ticks
+from mfu_desktop.gui.charts.common import ChartPage, downsample_indices, make_plot, point_data
+from mfu_desktop.gui.charts.legend import Swatch
+from mfu_desktop.gui.theme import chart_accent, chart_foreground
 
 #: At most this many points (the longest kernels); the rest add nothing visible.
 POINT_LIMIT = 6_000
@@ -175,26 +178,6 @@ def roofline_view(frame: pd.DataFrame | None, by_shape: pd.DataFrame | None, roo
     return RooflineView(points[0], points[1], roofs, bw, step, caption)
 
 
-def decade_ticks(lo: float, hi: float) -> list[list[tuple[float, str]]]:
-    """Ticks at 1-2-5 × 10^k between two log10 values; decades only when the span is wide."""
-    ticks = []
-    for decade in range(math.floor(lo) - 1, math.ceil(hi) + 1):
-        for m in (1, 2, 5):
-            value = m * 10.0 ** decade
-            if lo - 0.05 <= math.log10(value) <= hi + 0.05:
-                ticks.append((math.log10(value), _si(value)))
-    if len(ticks) > 10:
-        ticks = [t for t in ticks if abs(t[0] - round(t[0])) < 1e-9]
-    return [ticks, []]
-
-
-def _si(value: float) -> str:
-    for scale, unit in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if value >= scale:
-            return f"{value / scale:g}{unit}"
-    return f"{value:g}"
-
-
 class RooflineChart(QWidget):
     """The roofline and bandwidth views; hover shows a kernel, a click selects it."""
 
@@ -213,7 +196,7 @@ class RooflineChart(QWidget):
         row.addStretch(1)
         layout.addLayout(row)
         host = QWidget()
-        self.plot = make_plot(self.tr("Roofline"), self.tr("arithmetic intensity (FLOP/byte, log scale)"),
+        self.plot = make_plot(self.tr("arithmetic intensity (FLOP/byte, log scale)"),
                               self.tr("achieved TFLOP/s (log scale)"), grid="xy", left_width=70)
         self.scatter = pg.ScatterPlotItem(pen=None, hoverable=True, tip=self._tip)
         self.scatter.sigClicked.connect(self._clicked)
@@ -221,9 +204,9 @@ class RooflineChart(QWidget):
         self.step_marker = pg.ScatterPlotItem(symbol="star", size=22, pen=pg.mkPen(20, 20, 20, width=1.5),
                                               brush=pg.mkBrush(255, 215, 0))
         self.plot.addItem(self.step_marker)
-        self.legend = self.plot.addLegend(offset=(-10, -10), labelTextSize="8pt")  # bottom right: rarely any point
         self._roof_items: list[pg.GraphicsObject] = []
-        self.page = ChartPage(host, self.plot)
+        self.page = ChartPage(host, self.plot, self.tr("Roofline"))
+        self.legend = self.page.legend
         layout.addWidget(host, 1)
         self.caption = QLabel("")
         self.caption.setWordWrap(True)
@@ -236,6 +219,10 @@ class RooflineChart(QWidget):
         self.view = view
         self._redraw()
 
+    def restyle(self) -> None:
+        """Draw the roofs again in the current theme's colours (they are readable on either background)."""
+        self._redraw()
+
     def _redraw(self) -> None:
         view = self.view
         bandwidth = self.mode.currentData() == "bandwidth"
@@ -243,7 +230,6 @@ class RooflineChart(QWidget):
         for item in self._roof_items:
             self.plot.removeItem(item)
         self._roof_items = []
-        self.legend.clear()
         if view is None or points is None or not len(points.x):
             self.scatter.setData([], [])
             self.step_marker.setData([], [])
@@ -256,9 +242,11 @@ class RooflineChart(QWidget):
         brushes = [pg.mkBrush(*FAMILY_COLORS[i % len(FAMILY_COLORS)], 170) for i in range(len(FAMILY_COLORS))]
         colors = [brushes[i % len(brushes)] for i in points.family.tolist()]
         self.scatter.setData(x=points.x, y=points.y, size=points.size, brush=colors, data=points.data)
-        for i in sorted(set(points.family.tolist())):
-            sample = pg.ScatterPlotItem(size=9, pen=None, brush=pg.mkBrush(*FAMILY_COLORS[i % len(FAMILY_COLORS)]))
-            self.legend.addItem(sample, FAMILY_NAMES[i])
+        entries = [(FAMILY_NAMES[i], Swatch(FAMILY_COLORS[i % len(FAMILY_COLORS)], "marker"), FAMILY_NAMES[i])
+                   for i in sorted(set(points.family.tolist()))]
+        if not bandwidth and view.step is not None:
+            entries.append(("step", Swatch((255, 215, 0), "star"), self.tr("the step")))
+        self.legend.set_entries(entries)
         x_lo, x_hi = float(points.x.min()) - 0.3, float(points.x.max()) + 0.3
         if bandwidth:
             self._bandwidth_axes(view, points, x_lo, x_hi)
@@ -267,7 +255,7 @@ class RooflineChart(QWidget):
         shown = len(points.x)
         more = self.tr(" (the {0} longest of {1})").format(f"{shown:,}", f"{points.total:,}") \
             if points.total > shown else ""
-        self.plot.setTitle((self.tr("Bandwidth") if bandwidth else self.tr("Roofline")) + more)
+        self.page.set_title((self.tr("Bandwidth") if bandwidth else self.tr("Roofline")) + more)
         self.caption.setText(view.caption)
 
     def _empty_text(self, view: RooflineView | None, bandwidth: bool) -> str:
@@ -304,18 +292,17 @@ class RooflineChart(QWidget):
         for dtype, peak in view.roofs:
             y = math.log10(peak)
             ridge = math.log10(peak * 1e3 / view.bw_gbs) if view.bw_gbs else x_lo
-            self._line([max(ridge, x_lo), x_hi], [y, y], (60, 60, 60), label=f"{dtype} {peak:,.0f} TFLOP/s")
+            self._line([max(ridge, x_lo), x_hi], [y, y], chart_foreground(), label=f"{dtype} {peak:,.0f} TFLOP/s")
             ys.append(y)
         if view.bw_gbs:
             peak = top if top is not None else 10 ** ys[1]
             ridge = math.log10(peak * 1e3 / view.bw_gbs)
             end = min(x_hi, ridge)
             self._line([x_lo, end], [x_lo + math.log10(view.bw_gbs / 1e3), end + math.log10(view.bw_gbs / 1e3)],
-                       (30, 90, 200), Qt.PenStyle.DashLine, f"HBM {view.bw_gbs:,.0f} GB/s", at=0.35)
+                       chart_accent(), Qt.PenStyle.DashLine, f"HBM {view.bw_gbs:,.0f} GB/s", at=0.35)
         if view.step is not None:
             sx, sy = math.log10(view.step[0]), math.log10(view.step[1])
             self.step_marker.setData([sx], [sy], data=[(-1, self.tr("the step (time-weighted)"))])
-            self.legend.addItem(self.step_marker, self.tr("the step"))
             ys.append(sy)
         else:
             self.step_marker.setData([], [])
@@ -330,7 +317,7 @@ class RooflineChart(QWidget):
         ys = [float(points.y.min()), float(points.y.max())]
         if view.bw_gbs:
             y = math.log10(view.bw_gbs)
-            self._line([x_lo, x_hi], [y, y], (30, 90, 200), Qt.PenStyle.DashLine, f"HBM {view.bw_gbs:,.0f} GB/s",
+            self._line([x_lo, x_hi], [y, y], chart_accent(), Qt.PenStyle.DashLine, f"HBM {view.bw_gbs:,.0f} GB/s",
                        at=0.02)
             ys.append(y)
         self._ranges(x_lo, x_hi, min(ys) - 0.3, max(ys) + 0.25)
@@ -344,11 +331,10 @@ class RooflineChart(QWidget):
     def _tip(self, x: float, y: float, data: object) -> str:
         return data[1] if isinstance(data, tuple) else ""
 
-    def _clicked(self, _item: object, points: list, _event: object = None) -> None:
-        if points:
-            data = points[0].data()
-            if isinstance(data, tuple) and data[0] is not None and data[0] >= 0:
-                self.kernel_clicked.emit(int(data[0]))
+    def _clicked(self, _item: object, points: object, _event: object = None) -> None:
+        data = point_data(points)
+        if isinstance(data, tuple) and data[0] is not None and data[0] >= 0:
+            self.kernel_clicked.emit(int(data[0]))
 
 
 def roofs_from_catalog(catalog: object, chip: str | None, dtypes: list[str]) -> list[tuple[str, float]]:
