@@ -52,6 +52,13 @@ _VOCABULARY = (
     QT_TRANSLATE_NOOP("CoreText", "Interpretation"),
     QT_TRANSLATE_NOOP("CoreText", "Hints"),
     QT_TRANSLATE_NOOP("CoreText", "Conventions"),
+    # time outside operators (core.analysis.time_sinks)
+    QT_TRANSLATE_NOOP("CoreText", "free: device idle (host gaps)"),
+    QT_TRANSLATE_NOOP("CoreText", "communication not overlapped"),
+    QT_TRANSLATE_NOOP("CoreText", "pipeline bubble"),
+    QT_TRANSLATE_NOOP("CoreText", "time in the step when the device runs no kernel: the host did not launch work fast enough (operator dispatch, data loading, synchronisation)"),  # noqa: E501
+    QT_TRANSLATE_NOOP("CoreText", "communication the computation did not hide: the step waits for it"),
+    QT_TRANSLATE_NOOP("CoreText", "pipeline stages waiting for each other"),
 )
 
 

@@ -403,8 +403,8 @@ class MainWindow(QMainWindow):
         written: list[Path] = []
         try:
             for fmt in choice.charts:
-                for name, plot in self.chart_plots().items():
-                    written.append(export_plot(plot, choice.folder / f"{name}.{fmt}"))
+                for name, chart in self.chart_plots().items():
+                    written.append(export_plot(chart, choice.folder / f"{name}.{fmt}"))
         except ExportError as exc:
             self.info.show_message(self.tr("Export failed: {0}").format(exc))
             return
@@ -417,14 +417,14 @@ class MainWindow(QMainWindow):
                           lambda msg: self.info.show_message(self.tr("Export failed: {0}").format(msg)),
                           label=self.tr("Exporting"))
 
-    def chart_plots(self) -> dict[str, pg.PlotWidget]:
-        """Every chart that has something to show, by file name."""
-        plots = {"hot_operators": self.profiler.hot_chart.plot, "mfu_scatter": self.profiler.scatter.plot,
-                 "step_breakdown": self.profiler.steps_chart.plot, "roofline": self.profiler.roofline.plot}
+    def chart_plots(self) -> dict[str, QWidget]:
+        """Every chart that has something to show (title, legend and plot), by file name."""
+        charts: dict[str, QWidget] = {"hot_operators": self.profiler.hot_chart, "mfu_scatter": self.profiler.scatter,
+                                      "step_breakdown": self.profiler.steps_chart, "roofline": self.profiler.roofline}
         if self.prediction.prediction is not None:
-            plots["relative_performance"] = self.prediction.rel_chart.plot
-            plots["predicted_step"] = self.prediction.step_chart.plot
-        return plots
+            charts["relative_performance"] = self.prediction.rel_chart
+            charts["predicted_step"] = self.prediction.step_chart
+        return charts
 
     # --- view --------------------------------------------------------------------------------
 
@@ -443,6 +443,7 @@ class MainWindow(QMainWindow):
                 axis.setTextPen(foreground)
             item.titleLabel.setAttr("color", pg.mkColor(foreground))
             item.titleLabel.setText(item.titleLabel.text)
+        self.profiler.roofline.restyle()  # its roofs and their labels in the theme's ink
 
     def set_language(self, language: str) -> None:
         """Remember the language; it applies at the next start (all texts are built once)."""
@@ -514,11 +515,13 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(QByteArray.fromBase64(self.settings.geometry.encode("ascii")))
         if self.settings.window_state:
             self.restoreState(QByteArray.fromBase64(self.settings.window_state.encode("ascii")))
+        self.profiler.restore_splitter(self.settings.profiler_split)
 
     def remember_geometry(self) -> None:
         """Store the window geometry and state in the settings."""
         self.settings.geometry = bytes(self.saveGeometry().toBase64()).decode("ascii")
         self.settings.window_state = bytes(self.saveState().toBase64()).decode("ascii")
+        self.settings.profiler_split = self.profiler.splitter_state()
 
     def shutdown(self, wait_ms: int = 10000) -> None:
         """Cancel jobs, wait for the pool, save the settings (also called by tests)."""

@@ -38,6 +38,9 @@ class Settings:
         language: ``system``, ``en`` or ``zh_CN``.
         top_n: Rows in hot-operator charts.
         prediction_basis: ``advertised`` or ``achievable`` (the Prediction tab's basis switch).
+        profiler_split: The Profiler tab's tree/detail split (base64 of QSplitter state).
+        last_folder: Where the last file dialog was accepted (the next one starts there).
+        table_columns: Per table, the columns the user chose to show (by key), or a preset name.
     """
 
     version: int = SETTINGS_VERSION
@@ -52,6 +55,9 @@ class Settings:
     language: str = "system"
     top_n: int = 15
     prediction_basis: str = "advertised"
+    profiler_split: str = ""
+    last_folder: str = ""
+    table_columns: dict[str, str] = field(default_factory=dict)
     notice: str = field(default="", compare=False)
     notice_args: dict[str, str] = field(default_factory=dict, compare=False)
 

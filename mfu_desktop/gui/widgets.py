@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, Qt, Signal
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from mfu_desktop.core.formulas.shapes import ShapeError, parse_dims
 
@@ -88,6 +98,8 @@ class Field(QLineEdit):
 
 
 CARD_HEIGHT = 118
+#: A compact card (a short window): caption and value only; the detail is in the tooltip.
+COMPACT_CARD_HEIGHT = 86
 #: Card details are cut at this length, and where they would run past the card (the tooltip has them whole).
 DETAIL_CHARS = 160
 
@@ -111,6 +123,7 @@ class Card(QFrame):
         layout.setContentsMargins(10, 6, 10, 6)
         self.caption = QLabel(caption)
         self.caption.setStyleSheet("color: palette(placeholder-text); font-size: 9pt;")
+        self.caption.setWordWrap(True)  # a long caption takes a second line, never "Cube utilisation (not MF"
         self.value = QLabel("–")
         self.value.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.detail = QLabel("")
@@ -129,6 +142,16 @@ class Card(QFrame):
         self.full_detail = ""
         self._color: str | None = None
         self._small = False
+        self.compact = False
+        self._fit()
+
+    def set_compact(self, compact: bool) -> None:
+        """Caption and value only (``True``, for a short window) or with the detail lines."""
+        if compact == self.compact:
+            return
+        self.compact = compact
+        self.setFixedHeight(COMPACT_CARD_HEIGHT if compact else CARD_HEIGHT)
+        self.detail.setVisible(bool(self.full_detail) and not compact)
         self._fit()
 
     def set(self, value: str, detail: str = "", color: str | None = None, small: bool = False) -> None:
@@ -138,7 +161,7 @@ class Card(QFrame):
         self._small = small
         self.full_detail = detail
         self.setToolTip(f"{self.caption.text()}: {value}" + (f"\n{detail}" if detail else ""))
-        self.detail.setVisible(bool(detail))
+        self.detail.setVisible(bool(detail) and not self.compact)
         self._fit()
 
     def value_fits(self) -> bool:
@@ -173,7 +196,7 @@ class Card(QFrame):
         margins = self.layout().contentsMargins()
         spacing = self.layout().spacing() * 2
         room = CARD_HEIGHT - margins.top() - margins.bottom() - spacing - value_height \
-            - self.caption.sizeHint().height() - 4
+            - self.caption.heightForWidth(width) - 4
         metrics = QFontMetrics(self.detail.font())
         text = self.full_detail[:DETAIL_CHARS]
 
@@ -222,3 +245,56 @@ class InfoBar(QFrame):
         """Show (replacing any previous message)."""
         self.label.setText(text)
         self.setVisible(bool(text))
+
+
+class PageScroller(QScrollArea):
+    """A frameless scroll area whose page fills the viewport and scrolls only below the page's minimum size.
+
+    Qt's resizable scroll area sizes a page whose layout has height-for-width (a wrapping legend)
+    to its *preferred* height, so charts scrolled at any window size; this one gives the page the
+    viewport's size, and more only when the page's minimum needs it.
+    """
+
+    def __init__(self, page: QWidget, horizontal: bool = False) -> None:
+        super().__init__()
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setWidgetResizable(False)
+        if not horizontal:
+            self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWidget(page)
+        self.horizontal = horizontal
+        page.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self._fit_page()  # the page's content changed: its minimum may have too
+        return False
+
+    def _fit_page(self) -> None:
+        page = self.widget()
+        if page is None:
+            return
+        viewport = self.viewport().size()
+        minimum = page.minimumSizeHint().expandedTo(page.minimumSize())
+        width = max(viewport.width(), minimum.width()) if self.horizontal else viewport.width()
+        page.resize(width, max(viewport.height(), minimum.height()))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_page()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._fit_page()
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        page = self.widget()
+        if page is not None and not self.horizontal:  # no horizontal scrolling: never narrower than the page
+            hint.setWidth(max(hint.width(), page.minimumSizeHint().width()))
+        return hint
+
+
+def scroll_page(page: QWidget, horizontal: bool = False) -> PageScroller:
+    """``page`` in a :class:`PageScroller`: it scrolls on a short screen instead of making the window taller."""
+    return PageScroller(page, horizontal)

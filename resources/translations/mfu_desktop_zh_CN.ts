@@ -2,6 +2,38 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>Bands</name>
+    <message>
+        <source>&lt; 20 %</source>
+        <extracomment>Bars and points whose MFU is unknown. Table cells are tinted, not filled: the text stays readable in both themes.</extracomment>
+        <translation>&lt; 20 %</translation>
+    </message>
+    <message>
+        <source>20–30 %</source>
+        <translation>20–30 %</translation>
+    </message>
+    <message>
+        <source>30–60 %</source>
+        <translation>30–60 %</translation>
+    </message>
+    <message>
+        <source>60–70 %</source>
+        <translation>60–70 %</translation>
+    </message>
+    <message>
+        <source>≥ 70 %</source>
+        <translation>≥ 70 %</translation>
+    </message>
+    <message>
+        <source>&gt; 100 % (impossible)</source>
+        <translation>&gt; 100 %（不可能）</translation>
+    </message>
+    <message>
+        <source>no figure</source>
+        <translation>无指标</translation>
+    </message>
+</context>
+<context>
     <name>CalculatorTab</name>
     <message>
         <source>GEMM (M×K · K×N)</source>
@@ -736,7 +768,6 @@
     </message>
     <message>
         <source>Step</source>
-        <extracomment>Ranks of a cluster summary whose full kernel data is kept in memory at once (least recently used dropped).</extracomment>
         <translation>Step</translation>
     </message>
     <message>
@@ -1345,6 +1376,30 @@
         <source>Conventions</source>
         <translation>口径</translation>
     </message>
+    <message>
+        <source>free: device idle (host gaps)</source>
+        <translation>空闲时间：设备空闲（Host 间隙）</translation>
+    </message>
+    <message>
+        <source>communication not overlapped</source>
+        <translation>未掩盖通信</translation>
+    </message>
+    <message>
+        <source>pipeline bubble</source>
+        <translation>流水线空泡 (Bubble)</translation>
+    </message>
+    <message>
+        <source>time in the step when the device runs no kernel: the host did not launch work fast enough (operator dispatch, data loading, synchronisation)</source>
+        <translation>step 内设备没有执行任何算子的时间：Host 侧下发不够快（算子下发、数据加载、同步）</translation>
+    </message>
+    <message>
+        <source>communication the computation did not hide: the step waits for it</source>
+        <translation>未被计算掩盖的通信：step 要等待它完成</translation>
+    </message>
+    <message>
+        <source>pipeline stages waiting for each other</source>
+        <translation>流水线各 stage 相互等待</translation>
+    </message>
 </context>
 <context>
     <name>ExportDialog</name>
@@ -1419,12 +1474,12 @@
         <translation>各算子分组：BASE 对比 NEW（每 step µs，对数坐标）</translation>
     </message>
     <message>
-        <source>BASE</source>
-        <translation>BASE</translation>
+        <source>BASE (µs per step)</source>
+        <translation>BASE（µs / step）</translation>
     </message>
     <message>
-        <source>NEW</source>
-        <translation>NEW</translation>
+        <source>NEW (µs per step)</source>
+        <translation>NEW（µs / step）</translation>
     </message>
     <message>
         <source>measured</source>
@@ -1447,11 +1502,11 @@
     <name>HotOpsChart</name>
     <message>
         <source>Hot operators</source>
-        <extracomment>The scatter shows at most this many kernels (the longest ones); a million points would make the plot unusable and add nothing a table does not show better.</extracomment>
         <translation>热点算子</translation>
     </message>
     <message>
         <source>time per step</source>
+        <extracomment>The scatter shows at most this many kernels (the longest ones); a million points would make the plot unusable and add nothing a table does not show better. Bars of non-operator time: the step breakdown&apos;s colours, hatched (they are not operators). A bar was clicked: its row (``kind`` ``operator`` or a step-breakdown column, type, input_shapes …).</extracomment>
         <translation>每 step 耗时</translation>
     </message>
     <message>
@@ -1465,6 +1520,38 @@
     <message>
         <source>Hot operators: no kernels.</source>
         <translation>热点算子：没有算子。</translation>
+    </message>
+    <message>
+        <source>{0} µs per step</source>
+        <translation>每 step {0} µs</translation>
+    </message>
+    <message>
+        <source>Click: the step breakdown</source>
+        <translation>点击：查看 step 拆解</translation>
+    </message>
+    <message>
+        <source>{0} calls per step · {1} µs per step</source>
+        <translation>每 step 调用 {0} 次 · 每 step {1} µs</translation>
+    </message>
+    <message>
+        <source>lost {0} µs per step (measured − roofline-attainable)</source>
+        <translation>每 step 损失 {0} µs（实测 − Roofline 可达）</translation>
+    </message>
+    <message>
+        <source>compute-bound</source>
+        <translation>计算受限</translation>
+    </message>
+    <message>
+        <source>memory-bound</source>
+        <translation>访存受限</translation>
+    </message>
+    <message>
+        <source>BW {0} of HBM</source>
+        <translation>带宽利用率 {0}（HBM）</translation>
+    </message>
+    <message>
+        <source>Click: its kernels and their derivation</source>
+        <translation>点击：查看其算子明细与推导</translation>
     </message>
 </context>
 <context>
@@ -1740,6 +1827,10 @@
         <source>No operator groups to compare.</source>
         <translation>没有可对比的算子分组。</translation>
     </message>
+    <message>
+        <source>BASE {0} µs → NEW {1} µs per step</source>
+        <translation>每 step：BASE {0} µs → NEW {1} µs</translation>
+    </message>
 </context>
 <context>
     <name>PredictedStepChart</name>
@@ -1770,6 +1861,10 @@
     <message>
         <source>free</source>
         <translation>空闲时间</translation>
+    </message>
+    <message>
+        <source>Step per chip: load a profile, then Predict.</source>
+        <translation>各芯片 step：先加载 Profiling 数据，再点击“预估”。</translation>
     </message>
 </context>
 <context>
@@ -1951,6 +2046,7 @@
     </message>
     <message>
         <source>Charts</source>
+        <extracomment>Ranks of a cluster summary whose full kernel data is kept in memory at once (least recently used dropped). Below this tab height the summary cards drop their detail lines (it stays in their tooltips).</extracomment>
         <translation>图表</translation>
     </message>
     <message>
@@ -1983,7 +2079,6 @@
     </message>
     <message>
         <source>By type</source>
-        <extracomment>Sub-views by name (``mfu-desktop --view NAME``).</extracomment>
         <translation>按类型</translation>
     </message>
     <message>
@@ -2080,6 +2175,7 @@
     </message>
     <message>
         <source>Assumptions</source>
+        <extracomment>Sub-views by name (``mfu-desktop --view NAME``).</extracomment>
         <translation>假设</translation>
     </message>
     <message>
@@ -2239,6 +2335,10 @@
         <translation>按耗时排序的热点算子</translation>
     </message>
     <message>
+        <source>Showing only {0}: click to show every kernel</source>
+        <translation>仅显示 {0}：点击显示全部算子</translation>
+    </message>
+    <message>
         <source>{0} of {1} kernels</source>
         <translation>{0} / {1} 个算子</translation>
     </message>
@@ -2262,7 +2362,7 @@
     <name>RankHeatMap</name>
     <message>
         <source>step time (ms per step)</source>
-        <extracomment>Cells get their rank number written in them up to this many ranks. (column of the cluster table, label, kind): kind &quot;ms&quot; (µs shown in ms) or &quot;pct&quot;.</extracomment>
+        <extracomment>Cells get their rank number written in them up to this many ranks. A cell was clicked: the position of its rank in the table (the order of ``FolderAnalysis.ranks``). (column of the cluster table, label, kind): kind &quot;ms&quot; (µs shown in ms) or &quot;pct&quot;.</extracomment>
         <translation>step 耗时（每 step，ms）</translation>
     </message>
     <message>
@@ -2296,10 +2396,6 @@
     <message>
         <source>No rank has {0} in this profile.</source>
         <translation>该性能数据中没有 rank 具有{0}。</translation>
-    </message>
-    <message>
-        <source>rank {0}: {1}</source>
-        <translation>rank {0}：{1}</translation>
     </message>
 </context>
 <context>
@@ -2365,11 +2461,11 @@
     <name>RelativePerformanceChart</name>
     <message>
         <source>Relative performance (baseline = 1.0)</source>
-        <extracomment>Step segments: computing, real transfer, waiting, free.</extracomment>
         <translation>相对性能（基线 = 1.0）</translation>
     </message>
     <message>
         <source>chip</source>
+        <extracomment>Step segments: computing, real transfer, waiting, free.</extracomment>
         <translation>芯片</translation>
     </message>
     <message>
@@ -2385,8 +2481,20 @@
         <translation>整个 step（按时间）</translation>
     </message>
     <message>
-        <source>partial</source>
-        <translation>部分预估</translation>
+        <source>partly predicted (*)</source>
+        <translation>部分预估 (*)</translation>
+    </message>
+    <message>
+        <source>Relative performance: load a profile, then Predict.</source>
+        <translation>相对性能：先加载 Profiling 数据，再点击“预估”。</translation>
+    </message>
+    <message>
+        <source>compute-class kernels: {0}×</source>
+        <translation>计算类算子：{0}×</translation>
+    </message>
+    <message>
+        <source>whole step: {0}×</source>
+        <translation>整个 step：{0}×</translation>
     </message>
 </context>
 <context>
@@ -2512,6 +2620,7 @@
     <name>StepBreakdownChart</name>
     <message>
         <source>rank</source>
+        <extracomment>A bar was clicked: the position of its rank in the table given to :meth:`set_data`.</extracomment>
         <translation>rank</translation>
     </message>
     <message>
@@ -2542,17 +2651,33 @@
         <source>Step breakdown: no step trace (step_trace_time.csv or analysis.db) in this profile.</source>
         <translation>Step 拆解：该 profile 没有 step trace（step_trace_time.csv 或 analysis.db）。</translation>
     </message>
+    <message>
+        <source>Click: select this rank</source>
+        <translation>点击：选中该 rank</translation>
+    </message>
 </context>
 <context>
     <name>WaterfallChart</name>
     <message>
         <source>Where the step&apos;s change comes from</source>
-        <extracomment>Colours: time gained (NEW faster), time lost, the totals, and the two sides.</extracomment>
         <translation>step 变化来自哪里</translation>
     </message>
     <message>
         <source>time per step</source>
+        <extracomment>Colours: time gained (NEW faster), time lost, the totals, and the two sides.</extracomment>
         <translation>每 step 耗时</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>step</translation>
+    </message>
+    <message>
+        <source>NEW slower</source>
+        <translation>NEW 变慢</translation>
+    </message>
+    <message>
+        <source>NEW faster</source>
+        <translation>NEW 变快</translation>
     </message>
     <message>
         <source>The step&apos;s change needs a step trace on both sides.</source>
@@ -2565,6 +2690,10 @@
     <message>
         <source>NEW step</source>
         <translation>NEW step</translation>
+    </message>
+    <message>
+        <source>per step</source>
+        <translation>每 step</translation>
     </message>
 </context>
 </TS>

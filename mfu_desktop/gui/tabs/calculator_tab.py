@@ -560,9 +560,9 @@ class CalculatorTab(QWidget):
             d.steps[0:0] = param_lines
             self.last_derivation = d
             self.last_result = {"tokens_per_s": tps, "step_time_s": step_s}
-            self.card_flops.set(sig(fpt / 1e12) + " TFLOP", self.tr("per token"))
-            self.card_achieved.set(sig(tps), self.tr("tokens/s at the target MFU"))
-            self.card_mfu.set(f"{sig(step_s)} s" if step_s else "–", self.tr("step time"))
+            self.card_flops.set(sig(fpt / 1e12, group=True) + " TFLOP", self.tr("per token"))
+            self.card_achieved.set(sig(tps, group=True), self.tr("tokens/s at the target MFU"))
+            self.card_mfu.set(f"{sig(step_s, group=True)} s" if step_s else "–", self.tr("step time"))
             self.problems.setText("")
             self.derivation.setMarkdown(derivation_markdown(d))
             return
@@ -579,9 +579,9 @@ class CalculatorTab(QWidget):
                            param_lines, peak.source)
         self.last_derivation = result.derivation
         self.last_result = result
-        self.card_flops.set(sig(result.flops_per_token / 1e12) + " TFLOP",
+        self.card_flops.set(sig(result.flops_per_token / 1e12, group=True) + " TFLOP",
                             self.tr("per token (attention {0} TFLOP)").format(sig(result.attention_flops_per_token
-                                                                                  / 1e12)))
+                                                                                  / 1e12, group=True)))
         self.card_achieved.set(pct(result.mfu_without_attention), self.tr("MFU without attention"))
         self.card_mfu.set(pct(result.mfu_with_attention),
                           self.tr("with attention; HFU {0}").format(pct(result.hfu) if result.hfu is not None else "–"),
@@ -609,11 +609,12 @@ class CalculatorTab(QWidget):
                                    op_type or None)
         self.last_result = result
         self.last_derivation = d = result.derivation
+        per_calls = f" · ×{calls}: {sig(result.bytes * calls / 1e9, group=True)} GB" \
+            if calls > 1 and result.bytes is not None else ""
         self.card_flops.set(grouped(result.bytes) if result.bytes is not None else "–",
-                            f"{sig(result.bytes / 1e6)} MB" + (f" · ×{calls}: {sig(result.bytes * calls / 1e9)} GB"
-                                                               if calls > 1 else "")
-                            if result.bytes is not None else "")
-        self.card_achieved.set(sig(result.achieved_gbs) if result.achieved_gbs is not None else "–", self.tr("GB/s"))
+                            f"{sig(result.bytes / 1e6, group=True)} MB{per_calls}" if result.bytes is not None else "")
+        self.card_achieved.set(sig(result.achieved_gbs, group=True) if result.achieved_gbs is not None else "–",
+                               self.tr("GB/s"))
         if result.bw_util is not None:
             self.card_mfu.set(pct(result.bw_util), self.tr("of HBM bandwidth"), band_css(result.bw_util))
         else:
@@ -641,8 +642,8 @@ class CalculatorTab(QWidget):
         self.last_derivation = result.derivation
         d = result.derivation
         self.card_flops.set(grouped(result.flops) if result.flops is not None else "–",
-                            f"{sig(result.flops / 1e12)} TFLOP" if result.flops is not None else "")
-        self.card_achieved.set(sig(result.achieved_tflops) if result.achieved_tflops is not None else "–",
+                            f"{sig(result.flops / 1e12, group=True)} TFLOP" if result.flops is not None else "")
+        self.card_achieved.set(sig(result.achieved_tflops, group=True) if result.achieved_tflops is not None else "–",
                                self.tr("TFLOP/s"))
         if result.mfu is not None:
             self.card_mfu.set(pct(result.mfu), ct(d.interpretation).split(":")[0], band_css(result.mfu))

@@ -37,7 +37,7 @@ from mfu_desktop.gui.charts.compare_charts import GroupScatter, PairedBarsChart,
 from mfu_desktop.gui.core_text import sentences
 from mfu_desktop.gui.models.dataframe_model import ColumnSpec, DataFrameModel, fmt_calls, fmt_number, fmt_pct, fmt_us
 from mfu_desktop.gui.table_view import TableView
-from mfu_desktop.gui.widgets import Card, InfoBar
+from mfu_desktop.gui.widgets import Card, InfoBar, scroll_page
 from mfu_desktop.gui.workers import JobRunner
 
 CHANNEL = "compare"
@@ -127,7 +127,7 @@ class CompareTab(QWidget):
         grid.addWidget(self.waterfall, 0, 0)
         grid.addWidget(self.scatter, 0, 1)
         grid.addWidget(self.paired, 1, 0, 1, 2)
-        self.tabs.addTab(charts, self.tr("Charts"))
+        self.tabs.addTab(scroll_page(charts), self.tr("Charts"))
         self.model = DataFrameModel(parent=self)
         view = TableView()
         view.setModel(self.model)
@@ -141,6 +141,12 @@ class CompareTab(QWidget):
         self.tabs.addTab(self.notes, self.tr("Notes"))
         layout.addWidget(self.tabs, 1)
         self._clear()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        compact = self.height() < 660  # a laptop screen: the charts need the height more than card details
+        for card in (self.card_step, self.card_ops, self.card_mfu, self.card_comm, self.card_pred):
+            card.set_compact(compact)
 
     # --- inputs -----------------------------------------------------------------------------
 
@@ -216,7 +222,7 @@ class CompareTab(QWidget):
             for name, chart in (("waterfall", self.waterfall), ("top_changes", self.paired),
                                 ("base_vs_new", self.scatter)):
                 for fmt in ("png", "svg"):
-                    written.append(export_plot(chart.plot, folder / f"{name}.{fmt}"))
+                    written.append(export_plot(chart, folder / f"{name}.{fmt}"))
         except ExportError as exc:
             self.info.show_message(self.tr("Export refused: {0}").format(exc))
             return []

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -36,9 +36,11 @@ from PySide6.QtWidgets import (
 from mfu_desktop.core.analysis.annotate import Status
 from mfu_desktop.core.analysis.classify import KernelClass
 from mfu_desktop.core.analysis.explain import CalculatorPrefill, explain_kernel
+from mfu_desktop.core.analysis.grouping import group_rows
 from mfu_desktop.core.analysis.kernel_roofline import chip_bandwidth
 from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.rank import RankAnalysis
+from mfu_desktop.core.analysis.time_sinks import OPERATOR, mean_breakdown, ranked_time
 from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.formulas.options import FlopOptions
@@ -50,7 +52,13 @@ from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.store.summaries import is_summary, read_summary
 from mfu_desktop.gui.bands import band_css
 from mfu_desktop.gui.charts.heat_map import RankHeatMap
-from mfu_desktop.gui.charts.profile_charts import HotOpsChart, MfuScatter, StepBreakdownChart, scatter_points
+from mfu_desktop.gui.charts.profile_charts import (
+    HotOpsChart,
+    MfuScatter,
+    StepBreakdownChart,
+    group_label,
+    scatter_points,
+)
 from mfu_desktop.gui.charts.roofline_chart import RooflineChart, cluster_view, rank_view
 from mfu_desktop.gui.core_text import ct, derivation_markdown, sentences
 from mfu_desktop.gui.models.dataframe_model import DataFrameModel, prepare_table
@@ -60,7 +68,7 @@ from mfu_desktop.gui.staging import Stager
 from mfu_desktop.gui.table_view import TableView
 from mfu_desktop.gui.views.base import ProfilerView, SelectionBus, ViewContext
 from mfu_desktop.gui.views.registry import view_classes
-from mfu_desktop.gui.widgets import Card, InfoBar
+from mfu_desktop.gui.widgets import Card, InfoBar, scroll_page
 from mfu_desktop.gui.workers import JobRunner
 
 CHANNEL = "profile"
@@ -68,6 +76,13 @@ VIEW_CHANNEL = "rank-view"
 FULL_CHANNEL = "summary-rank"
 #: Ranks of a cluster summary whose full kernel data is kept in memory at once (least recently used dropped).
 MAX_FULL_RANKS = 4
+#: Below this tab height the summary cards drop their detail lines (it stays in their tooltips).
+COMPACT_BELOW_PX = 660
+
+
+def default_tree_width(total: int) -> int:
+    """The rank tree's first width: about a quarter of the tab (200–380 px), the rest for the charts."""
+    return int(min(max(total * 0.24, 200), 380))
 
 
 class ProfilerTab(QWidget):
@@ -102,14 +117,17 @@ class ProfilerTab(QWidget):
         layout = QVBoxLayout(self)
         self.info = InfoBar()
         layout.addWidget(self.info)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter = splitter = QSplitter(Qt.Orientation.Horizontal)
         layout.addWidget(splitter, 1)
         splitter.addWidget(self._build_tree_pane())
         splitter.addWidget(self._build_detail_pane())
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([400, 1040])
+        splitter.setCollapsible(0, True)  # the tree gives its width up (View → Rank tree, Ctrl+B brings it back)
+        splitter.setCollapsible(1, False)
+        self._tree_width: int | None = None  # the tree's width before it was collapsed
+        self._split_set = False  # the split is sized once: at the first resize, or restored from the settings
 
-        charts = self._build_charts()
+        charts = scroll_page(self._build_charts())  # a short screen scrolls the charts, never squeezes them
         self.tabs.addTab(charts, self.tr("Charts"))
         kernels = self._build_kernels()
         self.tabs.addTab(kernels, self.tr("Kernels"))
@@ -122,7 +140,8 @@ class ProfilerTab(QWidget):
         self._build_views()
         self._build_tables()
         self.view_pages["heat-map"] = self.heat_map
-        self.tabs.addTab(self._build_assumptions(), self.tr("Assumptions"))
+        self.assumptions_page = scroll_page(self._build_assumptions())
+        self.tabs.addTab(self.assumptions_page, self.tr("Assumptions"))
 
     def _build_views(self) -> None:
         """The registered plug-in views (:mod:`mfu_desktop.gui.views.registry`), each told what is selected."""
@@ -198,6 +217,46 @@ class ProfilerTab(QWidget):
             cards.addWidget(card, 0, i)
         return cards
 
+    def cards(self) -> tuple[Card, ...]:
+        """The summary cards, left to right."""
+        return (self.card_ops, self.card_step, self.card_cube, self.card_tier, self.card_chip)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        compact = self.height() < COMPACT_BELOW_PX  # a laptop screen: the charts need the height more
+        for card in self.cards():
+            card.set_compact(compact)
+        if not self._split_set and self.width() > 100:
+            self._split_set = True
+            width = default_tree_width(self.width())
+            self.splitter.setSizes([width, max(self.width() - width, 100)])
+
+    # --- the rank tree's width ------------------------------------------------------------
+
+    def tree_visible(self) -> bool:
+        """True while the rank tree has width (it can be collapsed to give the charts the screen)."""
+        return self.splitter.sizes()[0] > 0
+
+    def set_tree_visible(self, visible: bool) -> None:
+        """Collapse the rank tree or bring it back at its last (or default) width."""
+        sizes = self.splitter.sizes()
+        total = sum(sizes)
+        if visible and sizes[0] == 0:
+            width = self._tree_width or default_tree_width(total)
+            self.splitter.setSizes([width, max(total - width, 100)])
+        elif not visible and sizes[0] > 0:
+            self._tree_width = sizes[0]
+            self.splitter.setSizes([0, total])
+
+    def splitter_state(self) -> str:
+        """The tree/detail split, for the settings (base64)."""
+        return bytes(self.splitter.saveState().toBase64()).decode("ascii")
+
+    def restore_splitter(self, state: str) -> None:
+        """Restore a split saved by :meth:`splitter_state` (an unreadable one is ignored)."""
+        if state and self.splitter.restoreState(QByteArray.fromBase64(state.encode("ascii"))):
+            self._split_set = True
+
     def _build_charts(self) -> QWidget:
         """The Charts page: hot operators (with their ordering) beside the MFU scatter and the step breakdown."""
         charts = QWidget()
@@ -207,9 +266,11 @@ class ProfilerTab(QWidget):
         self.hot_mode.addItem(self.tr("Hot operators by total time"), "time_us")
         self.hot_mode.currentIndexChanged.connect(self._update_hot)
         self.hot_chart = HotOpsChart()
+        self.hot_chart.group_clicked.connect(self.open_group)
         self.scatter = MfuScatter()
         self.scatter.kernel_clicked.connect(self.select_kernel)
         self.steps_chart = StepBreakdownChart()
+        self.steps_chart.rank_clicked.connect(self.select_rank_at)
         grid.addWidget(self.hot_mode, 0, 0)
         grid.addWidget(self.hot_chart, 1, 0, 2, 1)
         grid.addWidget(self.scatter, 1, 1)
@@ -255,6 +316,14 @@ class ProfilerTab(QWidget):
         for w in (self.filter_status, self.filter_class):
             w.currentIndexChanged.connect(self._apply_filters)
             filters.addWidget(w)
+        self.group_chip = QPushButton("")
+        self.group_chip.setFlat(True)
+        self.group_chip.setStyleSheet("QPushButton { background: palette(highlight); color: palette(highlighted-text);"
+                                      " border-radius: 8px; padding: 2px 8px; }")
+        self.group_chip.setVisible(False)
+        self.group_chip.clicked.connect(lambda: self.set_group_filter(None))
+        self._group: tuple[str, str | None] | None = None
+        filters.addWidget(self.group_chip)
         self.kernel_count = QLabel("")
         filters.addWidget(self.kernel_count)
         return filters
@@ -280,18 +349,21 @@ class ProfilerTab(QWidget):
         self.type_model, self.shape_model, self.excl_model, self.steps_model, self.ranks_model = (
             DataFrameModel(parent=self) for _ in range(5)
         )
-        for model, title in (
-            (self.type_model, self.tr("By type")),
-            (self.shape_model, self.tr("By type and shape")),
-            (self.excl_model, self.tr("Exclusions")),
-            (self.steps_model, self.tr("Steps")),
-            (self.ranks_model, self.tr("Ranks")),
+        self.table_views: dict[str, TableView] = {}
+        for key, model, title in (
+            ("by-type", self.type_model, self.tr("By type")),
+            ("by-shape", self.shape_model, self.tr("By type and shape")),
+            ("exclusions", self.excl_model, self.tr("Exclusions")),
+            ("steps", self.steps_model, self.tr("Steps")),
+            ("ranks", self.ranks_model, self.tr("Ranks")),
         ):
             view = TableView()
             view.setModel(model)
             self.tabs.addTab(view, title)
+            self.table_views[key] = view
+        self.steps_view, self.ranks_view = self.table_views["steps"], self.table_views["ranks"]
         self.heat_map = RankHeatMap()
-        self.heat_map.rank_clicked.connect(self.select_rank)
+        self.heat_map.rank_clicked.connect(self.select_rank_at)
         self.tabs.addTab(self.heat_map, self.tr("Heat map"))
 
     def _build_assumptions(self) -> QWidget:
@@ -450,7 +522,7 @@ class ProfilerTab(QWidget):
             return
         for col in range(self.tree_model.columnCount()):
             self.tree.resizeColumnToContents(col)
-        self.heat_map.set_data(result.cluster.table if result.ranks else None)
+        self.heat_map.set_data(result.cluster.table if result.ranks else None, self.rank_names())
         self.hint.setVisible(not result.ranks)
         if not result.ranks:
             self.info.show_message(self.tr("No rank could be loaded. {0}").format(sentences(result.warnings)))
@@ -537,7 +609,8 @@ class ProfilerTab(QWidget):
         )
         self.card_ops.set(
             mfu,
-            self.tr("all ranks, {0} TFLOP/s").format(sig(rate.achieved_tflops)) if rate.achieved_tflops else "",
+            self.tr("all ranks, {0} TFLOP/s").format(sig(rate.achieved_tflops, group=True))
+            if rate.achieved_tflops else "",
             band_css(rate.mfu),
         )
         table = cluster.table
@@ -546,7 +619,7 @@ class ProfilerTab(QWidget):
         caption = self.tr("range over ranks")
         if step.mean is not None:
             caption += "\n" + self.tr("step {0} ms (mean per rank); slowest rank {1}: {2} ms").format(
-                sig(step.mean / 1000), step.slowest_rank, sig(step.slowest_value / 1000))
+                sig(step.mean / 1000, group=True), step.slowest_rank, sig(step.slowest_value / 1000, group=True))
         self.card_step.set(f"{pct(span[0])}–{pct(span[1])}" if span else "–", caption)
         self.card_cube.set(
             pct(cluster.cube_utilization_mean) if cluster.cube_utilization_mean is not None else "–",
@@ -586,13 +659,15 @@ class ProfilerTab(QWidget):
             return
         cluster = self.result.cluster
         self._hot_tables = {"lost_us": cluster.hot_by_lost, "time_us": cluster.hot_by_time}
+        self._hot_context = (mean_breakdown(d.get("step_breakdown") for d in self.result.documents),
+                             cluster.step_time.mean)
         self._update_hot()
         self._later(lambda: self._show_cluster_steps(stage))
 
     def _show_cluster_steps(self, stage: int) -> None:
         if stage != self._stage or self.current is not None or self.result is None:
             return
-        self.steps_chart.set_data(self.result.cluster.table, self.result.cluster.slow)
+        self.steps_chart.set_data(self.result.cluster.table, self.result.cluster.slow, self.rank_names("axis"))
         for view in self.views:
             view.show_cluster(self.result)
         self._fill_assumptions(None)
@@ -633,7 +708,7 @@ class ProfilerTab(QWidget):
             self.card_ops.set(
                 pct(s.mfu_ops),
                 self.tr("{0} TFLOP/s over {1} counted kernels").format(
-                    sig(s.achieved_tflops), f"{s.countable_kernels:,}"
+                    sig(s.achieved_tflops, group=True), f"{s.countable_kernels:,}"
                 ),
                 band_css(s.mfu_ops),
             )
@@ -644,7 +719,7 @@ class ProfilerTab(QWidget):
         if s.mfu_step is not None:
             self.card_step.set(
                 pct(s.mfu_step),
-                self.tr("step {0} ms, mean of {1} step(s)").format(sig(s.step_time_us / 1000), s.steps),
+                self.tr("step {0} ms, mean of {1} step(s)").format(sig(s.step_time_us / 1000, group=True), s.steps),
                 band_css(s.mfu_step),
             )
         elif s.mfu_step_range is not None:
@@ -685,6 +760,8 @@ class ProfilerTab(QWidget):
         if stage != self._stage or self.current is not r:
             return
         self._hot_tables = {"lost_us": r.hot_by_lost, "time_us": r.hot_by_time}
+        document = self._document_of(r)
+        self._hot_context = (document.get("step_breakdown") if document else None, r.summary.step_time_us)
         self._update_hot()
         self._later(lambda: self._show_rank_steps(r, stage))
 
@@ -692,7 +769,7 @@ class ProfilerTab(QWidget):
         if stage != self._stage or self.current is not r:
             return
         if self.result is not None:
-            self.steps_chart.set_data(self.result.cluster.table, self.result.cluster.slow)
+            self.steps_chart.set_data(self.result.cluster.table, self.result.cluster.slow, self.rank_names("axis"))
             for view in self.views:
                 view.show_rank(r, self.result)
         self._fill_assumptions(r)
@@ -809,10 +886,87 @@ class ProfilerTab(QWidget):
         self.warnings.setPlainText("\n".join(text).strip())
 
     def _update_hot(self) -> None:
+        """The hot-operator chart: operator groups and the step's non-operator time, ranked together."""
         by = self.hot_mode.currentData()
         table = getattr(self, "_hot_tables", {}).get(by)
+        breakdown, step_us = getattr(self, "_hot_context", (None, None))
         title = self.tr("Hot operators by lost time") if by == "lost_us" else self.tr("Hot operators by time")
-        self.hot_chart.set_data(table, by, title)
+        rows = None
+        if table is not None:
+            rows = pd.DataFrame(ranked_time(table.to_dict("records"), breakdown, by, self.top_n))
+        self.hot_chart.set_data(rows, by, title, step_us)
+
+    def _document_of(self, r: RankAnalysis) -> dict | None:
+        """The rank document of a shown rank (``None`` when the result has none for it)."""
+        if self.result is None:
+            return None
+        for rank, document in zip(self.result.ranks, self.result.documents):
+            if rank is r:
+                return document
+        return r.document
+
+    def rank_names(self, kind: str = "label") -> list[str]:
+        """Every loaded rank's display label (``label``) or short axis label (``axis``), in ``ranks`` order."""
+        if self.result is None:
+            return []
+        return [getattr(name, kind) for name in self.result.labels()]
+
+    def select_rank_at(self, position: int) -> bool:
+        """Select the rank at ``position`` of the loaded ranks (tells apart ranks that share an id)."""
+        for r in range(self.tree_model.rowCount()):
+            root = self.tree_model.index(r, 0)
+            for c in range(self.tree_model.rowCount(root)):
+                index = self.tree_model.index(c, 0, root)
+                if index.data(ROLE_KIND) == "rank" and int(index.data(ROLE_INDEX)) == position:
+                    self._set_tree_current(index)
+                    return True
+        return False
+
+    # --- a group of kernels: from a chart or a table to the Kernels view ----------------------
+
+    def open_group(self, row: dict) -> None:
+        """A hot-operator bar was clicked: its kernels (filtered, the first selected) or the step breakdown.
+
+        In the cluster view the rank where the group loses most is opened. The kernels are also
+        highlighted in every view (:meth:`SelectionBus.highlight`).
+        """
+        if row.get("kind", OPERATOR) != OPERATOR:
+            self.tabs.setCurrentWidget(self.steps_view if self.current is not None else self.ranks_view)
+            return
+        self.set_group_filter(str(row.get("type")), row.get("input_shapes"))
+        if self.current is None and self.result is not None:
+            position = self._rank_losing_most(row)
+            if position is not None:
+                self.select_rank_at(position)
+        self.tabs.setCurrentWidget(self.view_pages["kernels"])
+
+    def _rank_losing_most(self, row: dict) -> int | None:
+        """The position of the rank whose hot table has the group with the most lost (else total) time."""
+        best, best_value = None, -1.0
+        for i, r in enumerate(self.result.ranks if self.result is not None else []):
+            for table, key in ((r.hot_by_lost, "lost_us"), (r.hot_by_time, "time_us")):
+                if table is None or table.empty:
+                    continue
+                hit = table[(table["type"].astype(str) == str(row.get("type")))
+                            & (table["input_shapes"].astype(str) == str(row.get("input_shapes") or ""))]
+                value = float(hit[key].max()) if len(hit) else -1.0
+                if value > best_value:
+                    best, best_value = i, value
+                break
+        return best
+
+    def set_group_filter(self, op_type: str | None, input_shapes: str | None = None) -> None:
+        """Show only the kernels of one (type, input shapes) group (``None``: every group)."""
+        self._group = None if op_type is None else (op_type, input_shapes if isinstance(input_shapes, str) else None)
+        label = "" if self._group is None else group_label({"type": op_type, "input_shapes": self._group[1]})
+        self.group_chip.setText(f"✕  {label}")
+        self.group_chip.setToolTip(self.tr("Showing only {0}: click to show every kernel").format(label))
+        self.group_chip.setVisible(self._group is not None)
+        self._apply_filters()
+        if self._group is not None and self.kernel_model.rowCount() and self.current is not None:
+            rows = group_rows(self.current.kernels, *self._group)
+            self.bus.highlight(rows, label)
+            self.kernel_view.selectRow(0)
 
     def _apply_filters(self) -> None:
         model = self.kernel_model
@@ -829,6 +983,10 @@ class ProfilerTab(QWidget):
             mask &= model.values_mask("status", {self.filter_status.currentData()})
         if self.filter_class.currentData():
             mask &= model.values_mask("klass", {self.filter_class.currentData()})
+        if self._group is not None and self.current is not None and model.frame is self.current.kernels:
+            group = np.zeros(len(model.frame), dtype=bool)
+            group[group_rows(model.frame, *self._group)] = True
+            mask &= group
         model.set_mask(None if mask.all() else mask)
         self.kernel_count.setText(
             self.tr("{0} of {1} kernels").format(f"{model.rowCount():,}", f"{len(model.frame):,}")
