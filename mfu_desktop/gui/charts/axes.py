@@ -42,12 +42,15 @@ def _elide_line(metrics: QFontMetricsF, line: str, width: float) -> str:
     return metrics.elidedText(line, Qt.TextElideMode.ElideMiddle, width)
 
 
+def parentheses_on_lines(text: str) -> str:
+    """Each parenthesis of a label on its own line: "H100 SXM (now) (OOM)" → "H100 SXM" / "(now)" / "(OOM)"."""
+    return text.replace(" (", "\n(")
+
+
 def two_lines(text: str) -> str:
-    """A label's second half on a second line: at " (" when it has one ("H100 SXM" / "(now)"), else at a space."""
+    """A label's second half on a second line, at the space nearest its middle (unchanged when it has none)."""
     if "\n" in text:
         return text
-    if " (" in text:
-        return text.replace(" (", "\n(", 1)
     middle = len(text) // 2
     spaces = [i for i, ch in enumerate(text) if ch == " "]
     if not spaces:
@@ -109,8 +112,9 @@ class FittedAxis(pg.AxisItem):
                 out.append((position, elide_middle(metrics, label, across)))
                 continue
             width = per_unit * 0.96 - LABEL_GAP
-            text = label
-            if metrics.horizontalAdvance(text) > width and across >= 2 * metrics.height():
+            text = parentheses_on_lines(label)
+            widest = max(metrics.horizontalAdvance(line) for line in text.split("\n"))
+            if widest > width and "\n" not in text and across >= 2 * metrics.height():
                 text = two_lines(text)
             out.append((position, elide_middle(metrics, text, max(width, 3 * metrics.averageCharWidth()))))
         return out

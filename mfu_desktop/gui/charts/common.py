@@ -53,14 +53,14 @@ def chart_label(device: str) -> str:
 def set_category_ticks(axis: pg.AxisItem, labels: Sequence[str], two_line_room: bool | None = None) -> None:
     """Text ticks at integer positions, fitted to the axis at every resize (:class:`FittedAxis`).
 
-    A horizontal axis is made tall enough for two lines of text when a label has a parenthesis
-    ("H100 SXM" over "(now)") or ``two_line_room`` says so: crowded category names fold before
-    they are shortened.
+    On a horizontal axis each parenthesis of a label takes its own line ("H100 SXM" over "(now)"
+    over "(OOM)") and the axis grows to hold them; ``two_line_room`` leaves room for a second
+    line anyway, so crowded names fold before they are shortened (each line on its own).
     """
     labels = [str(label) for label in labels]
     if axis.orientation in ("bottom", "top"):
-        two = any(" (" in label for label in labels) if two_line_room is None else two_line_room
-        axis.setHeight(62 if two else 44)
+        lines = max([label.count(" (") + 1 for label in labels] + [2 if two_line_room else 1])
+        axis.setHeight(44 + 17 * (lines - 1))
     if isinstance(axis, FittedAxis):
         axis.set_categories(labels)
     else:
