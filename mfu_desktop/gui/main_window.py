@@ -39,6 +39,7 @@ from mfu_desktop.gui.charts.profile_charts import export_plot
 from mfu_desktop.gui.dialogs.export_dialog import ExportChoice, ExportDialog
 from mfu_desktop.gui.i18n import LANGUAGES
 from mfu_desktop.gui.settings import Settings, save_settings
+from mfu_desktop.gui.table_view import TableView
 from mfu_desktop.gui.tabs.calculator_tab import CalculatorTab
 from mfu_desktop.gui.tabs.compare_tab import CompareTab
 from mfu_desktop.gui.tabs.prediction_tab import PredictionTab
@@ -71,6 +72,7 @@ class MainWindow(QMainWindow):
         self.catalog = catalog
         self.language = language
         self.runner = JobRunner(self)
+        TableView.column_memory = settings.table_columns  # every table's column choice is remembered
         self.setWindowTitle("MFU Desktop")
         self.resize(1440, 900)
 

@@ -680,6 +680,7 @@
     </message>
     <message>
         <source>Type</source>
+        <extracomment>Columns never shown (internal to the engine). The kernel table&apos;s column presets (the column chooser), each a list of column keys. The By type / By type and shape tables&apos; column presets.</extracomment>
         <translation>算子类型</translation>
     </message>
     <message>
@@ -835,10 +836,6 @@
         <translation>带宽利用率</translation>
     </message>
     <message>
-        <source>achieved GB/s / the chip&apos;s HBM bandwidth: the figure of a memory-bound kernel</source>
-        <translation>实际 GB/s / 芯片 HBM 带宽：访存受限 kernel 的评价指标</translation>
-    </message>
-    <message>
         <source>FLOP/byte</source>
         <translation>FLOP/字节</translation>
     </message>
@@ -871,6 +868,14 @@
         <translation>输入 shape</translation>
     </message>
     <message>
+        <source>the figure of a compute-bound kernel: achieved TFLOP/s / peak (coloured where it judges the kernel)</source>
+        <translation>计算受限算子的指标：达成算力 / 峰值（仅在由它评判该算子时着色）</translation>
+    </message>
+    <message>
+        <source>achieved GB/s / the chip&apos;s HBM bandwidth: the figure of a memory-bound kernel (coloured where it judges the kernel)</source>
+        <translation>达成带宽 GB/s / 芯片 HBM 带宽：访存受限算子的指标（仅在由它评判该算子时着色）</translation>
+    </message>
+    <message>
         <source>measured − roofline-attainable (t − t*); duration × (1 − MFU) for a counted kernel without bytes</source>
         <translation>实测 − Roofline 可达时间 (t − t*)；无字节数的已计入 kernel 为 耗时 × (1 − MFU)</translation>
     </message>
@@ -881,6 +886,10 @@
     <message>
         <source>Input dtypes</source>
         <translation>输入数据类型</translation>
+    </message>
+    <message>
+        <source>Output dtypes</source>
+        <translation>输出数据类型</translation>
     </message>
     <message>
         <source>Block dim</source>
@@ -935,8 +944,124 @@
         <translation>硬件计数的主存字节数（aic_metrics Memory / MemoryAccess）</translation>
     </message>
     <message>
+        <source>HF32 eligible</source>
+        <translation>HF32 可用</translation>
+    </message>
+    <message>
+        <source>the profiler&apos;s HF32 eligible column: an FP32 matmul that may run as HF32</source>
+        <translation>Profiling 数据的 HF32 eligible 列：可按 HF32 执行的 FP32 矩阵乘</translation>
+    </message>
+    <message>
         <source>Start (ns)</source>
         <translation>开始时间 (ns)</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Stream</source>
+        <translation>Stream</translation>
+    </message>
+    <message>
+        <source>Attributes</source>
+        <translation>属性</translation>
+    </message>
+    <message>
+        <source>Share of the op&apos;s FLOPs</source>
+        <translation>占所属 op FLOPs 的比例</translation>
+    </message>
+    <message>
+        <source>the part of its launching op&apos;s FLOPs this kernel carries (by duration)</source>
+        <translation>该 kernel 承担的下发它的 op 的 FLOPs 比例（按耗时分摊）</translation>
+    </message>
+    <message>
+        <source>Recorded FLOPs</source>
+        <translation>记录的 FLOPs</translation>
+    </message>
+    <message>
+        <source>Marks</source>
+        <translation>打点</translation>
+    </message>
+    <message>
+        <source>hardware counter</source>
+        <translation>硬件计数器</translation>
+    </message>
+    <message>
+        <source>AI Core time (µs)</source>
+        <translation>AI Core 耗时 (µs)</translation>
+    </message>
+    <message>
+        <source>Cube cycles</source>
+        <translation>Cube 周期数</translation>
+    </message>
+    <message>
+        <source>Cube MAC time (µs)</source>
+        <translation>Cube MAC 耗时 (µs)</translation>
+    </message>
+    <message>
+        <source>Cube MTE1 time (µs)</source>
+        <translation>Cube MTE1 耗时 (µs)</translation>
+    </message>
+    <message>
+        <source>Cube MTE2 time (µs)</source>
+        <translation>Cube MTE2 耗时 (µs)</translation>
+    </message>
+    <message>
+        <source>Cube FLOPs (counted)</source>
+        <translation>Cube FLOPs（硬件计数）</translation>
+    </message>
+    <message>
+        <source>Vector core time (µs)</source>
+        <translation>Vector 核耗时 (µs)</translation>
+    </message>
+    <message>
+        <source>Vector cycles</source>
+        <translation>Vector 周期数</translation>
+    </message>
+    <message>
+        <source>Vector VEC time (µs)</source>
+        <translation>Vector VEC 耗时 (µs)</translation>
+    </message>
+    <message>
+        <source>Vector MTE2 time (µs)</source>
+        <translation>Vector MTE2 耗时 (µs)</translation>
+    </message>
+    <message>
+        <source>Vector MTE3 time (µs)</source>
+        <translation>Vector MTE3 耗时 (µs)</translation>
+    </message>
+    <message>
+        <source>Cube main-memory read (GB/s)</source>
+        <translation>Cube 主存读带宽 (GB/s)</translation>
+    </message>
+    <message>
+        <source>Cube main-memory write (GB/s)</source>
+        <translation>Cube 主存写带宽 (GB/s)</translation>
+    </message>
+    <message>
+        <source>Vector main-memory read (GB/s)</source>
+        <translation>Vector 主存读带宽 (GB/s)</translation>
+    </message>
+    <message>
+        <source>Vector main-memory write (GB/s)</source>
+        <translation>Vector 主存写带宽 (GB/s)</translation>
+    </message>
+    <message>
+        <source>Cube main-memory read (KB)</source>
+        <translation>Cube 主存读数据量 (KB)</translation>
+    </message>
+    <message>
+        <source>Cube main-memory write (KB)</source>
+        <translation>Cube 主存写数据量 (KB)</translation>
+    </message>
+    <message>
+        <source>Vector main-memory read (KB)</source>
+        <translation>Vector 主存读数据量 (KB)</translation>
+    </message>
+    <message>
+        <source>Vector main-memory write (KB)</source>
+        <translation>Vector 主存写数据量 (KB)</translation>
     </message>
     <message>
         <source>Calls/step</source>
@@ -967,6 +1092,14 @@
         <translation>单次平均 (µs)</translation>
     </message>
     <message>
+        <source>Preparing (µs)</source>
+        <translation>准备 (µs)</translation>
+    </message>
+    <message>
+        <source>Comm not overlapped, excl. receive (µs)</source>
+        <translation>未掩盖通信，不含接收 (µs)</translation>
+    </message>
+    <message>
         <source>Lost (µs/step)</source>
         <translation>损失时间 (µs/step)</translation>
     </message>
@@ -989,6 +1122,18 @@
     <message>
         <source>HW / minimum bytes</source>
         <translation>硬件 / 最小字节数</translation>
+    </message>
+    <message>
+        <source>the rank&apos;s id, or its file; a rank id several folders share is followed by the part of the path that tells them apart</source>
+        <translation>rank 编号，或其文件名；多个目录共用同一 rank 编号时，后接能区分它们的路径部分</translation>
+    </message>
+    <message>
+        <source>Rank id</source>
+        <translation>rank 编号</translation>
+    </message>
+    <message>
+        <source>fallback tier: T1 FLOPs-based MFU, T2 cube utilisation, T3 device busy</source>
+        <translation>兜底档位：T1 基于 FLOPs 的 MFU，T2 cube 利用率，T3 设备忙碌度</translation>
     </message>
     <message>
         <source>mean over the rank&apos;s captured steps</source>
@@ -1097,6 +1242,14 @@
     <message>
         <source>Slow</source>
         <translation>慢</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>where the rank comes from: folder or file under the opened root, format (text / db / msprof / trace), capture level</source>
+        <translation>rank 的来源：打开目录下的目录或文件、格式（text / db / msprof / trace）、采集级别</translation>
     </message>
     <message>
         <source>Folder</source>
@@ -2621,6 +2774,26 @@
         <source>{0} of {1} kernels</source>
         <translation>{0} / {1} 个算子</translation>
     </message>
+    <message>
+        <source>The kernel shown before is filtered out: select a kernel.</source>
+        <translation>之前显示的算子已被过滤掉：请选择一个算子。</translation>
+    </message>
+    <message>
+        <source>Show only this type ({0})</source>
+        <translation>只显示该类型（{0}）</translation>
+    </message>
+    <message>
+        <source>Show only this type and shape</source>
+        <translation>只显示该类型和 shape</translation>
+    </message>
+    <message>
+        <source>Show its kernels</source>
+        <translation>显示其算子</translation>
+    </message>
+    <message>
+        <source>Show in timeline</source>
+        <translation>在时间线中显示</translation>
+    </message>
 </context>
 <context>
     <name>QDialog</name>
@@ -2979,6 +3152,34 @@
     <message>
         <source>Click: select this rank</source>
         <translation>点击：选中该 rank</translation>
+    </message>
+</context>
+<context>
+    <name>TableView</name>
+    <message>
+        <source>Column presets</source>
+        <extracomment>The preset that shows every column. How a remembered choice is stored: ``preset:NAME`` or ``columns:key,key,…``. The user&apos;s column choices by table key, shared by every table (the window binds it to the settings). Right-click on rows: the menu (Copy already in it) and the source rows selected; add actions to it.</extracomment>
+        <translation>列预设</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Essentials</source>
+        <translation>常用</translation>
+    </message>
+    <message>
+        <source>Roofline</source>
+        <translation>Roofline</translation>
+    </message>
+    <message>
+        <source>Hardware counters</source>
+        <translation>硬件计数器</translation>
+    </message>
+    <message>
+        <source>All columns</source>
+        <translation>全部列</translation>
     </message>
 </context>
 <context>

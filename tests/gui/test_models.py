@@ -77,7 +77,7 @@ def test_model_formats_only_visible_cells_and_filters_by_mask(qtbot):
     assert shown == ("" if np.isnan(value) else pct(float(value)))
     assert model.data(model.index(0, 1), Qt.ItemDataRole.TextAlignmentRole) is not None
     tsv = model.tsv([0, 1], [0, 1])
-    assert tsv.splitlines()[0] == "Type\tMFU" and len(tsv.splitlines()) == 3
+    assert tsv.splitlines()[0] == "Type\tMFU (%)" and len(tsv.splitlines()) == 3  # the unit the numbers are in
     model.set_mask(None)
     assert model.rowCount() == 1000
 
@@ -168,6 +168,11 @@ def test_ctrl_c_copies_the_selection_as_tab_separated_text(qtbot):
                                  | QItemSelectionModel.SelectionFlag.Rows)
     qtbot.keyClick(view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     lines = QGuiApplication.clipboard().text().splitlines()
-    assert lines[0] == "id\tType\tMFU"
+    assert lines[0] == "id\tType\tMFU (%)"  # the unit of the copied numbers in the header
     assert [line.split("\t")[0] for line in lines[1:]] == ["3", "5"]
     assert lines[1].split("\t")[1] == str(frame["type"].iloc[3])
+    mfu = frame["mfu"].iloc[3]
+    # a number a spreadsheet reads: the fraction × 100, at full precision, not the "72.8 %" text
+    percent = float(mfu) * 100
+    assert lines[1].split("\t")[2] == ("" if np.isnan(mfu) else str(int(percent)) if percent.is_integer()
+                                       else repr(round(percent, 12)))

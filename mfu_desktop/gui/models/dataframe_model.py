@@ -20,6 +20,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush
 
 from mfu_desktop.core.analysis.grouping import lookup
+from mfu_desktop.core.analysis.roofline_figures import judged_by
 from mfu_desktop.core.numbers import calls, pct
 from mfu_desktop.gui.bands import CELL_ALPHA, band_qcolor
 
@@ -70,6 +71,12 @@ def fmt_tenths(v: float) -> str:
 
 
 @_blank_if_missing
+def fmt_tier(v: float) -> str:
+    """A fallback tier as the tree and the cards write it: ``T1``."""
+    return f"T{int(v)}"
+
+
+@_blank_if_missing
 def fmt_int(v: float) -> str:
     """Integers with thousands separators."""
     return f"{int(v):,}"
@@ -96,6 +103,11 @@ def fmt_bytes(v: float) -> str:
     return f"{v:.0f} B"
 
 
+#: How Ctrl+C writes the numbers of a formatter: (factor, unit named in the header). A copied
+#: cell is a number a spreadsheet reads ("558000000" under "Bytes (B)"), never "558 MB".
+COPY_UNITS: dict[Callable, tuple[float, str]] = {fmt_pct: (100.0, "%"), fmt_us: (1.0, "µs"), fmt_bytes: (1.0, "B")}
+
+
 @dataclass(frozen=True)
 class ColumnSpec:
     """How one frame column is shown.
@@ -107,6 +119,8 @@ class ColumnSpec:
         tooltip: Header tooltip.
         color_mfu: Colour the cell background by MFU band.
         cell_tooltip: Frame column whose text is the cell's tooltip (e.g. why a figure is partial).
+        judges: ``mfu`` or ``bw_util``: colour a cell only on rows this figure judges (the row's
+            ``bound``: bandwidth utilisation judges a memory-bound kernel, MFU every other one).
     """
 
     key: str
@@ -115,6 +129,7 @@ class ColumnSpec:
     tooltip: str = ""
     color_mfu: bool = False
     cell_tooltip: str = ""
+    judges: str = ""
 
 
 def _all_numbers(series: pd.Series) -> bool:
@@ -171,18 +186,27 @@ class PreparedTable:
 
     Built by :func:`prepare_table`, which touches no Qt object, so a worker thread can do the
     million-row conversions while the window stays responsive.
+
+    Attributes:
+        sorted_by: The column key and order the frame is already sorted by (the header shows it),
+            or ``None`` when its order is not a sort (the header shows no indicator).
+        bound: The rows' ``bound`` (the cells a figure judges are coloured), when the frame has one.
     """
 
     frame: pd.DataFrame
     specs: list[ColumnSpec]
     cols: list[_Column]
+    sorted_by: tuple[str, Qt.SortOrder] | None = None
+    bound: _Column | None = None
 
 
-def prepare_table(frame: pd.DataFrame, columns: Sequence[ColumnSpec] | None = None) -> PreparedTable:
+def prepare_table(frame: pd.DataFrame, columns: Sequence[ColumnSpec] | None = None,
+                  sorted_by: tuple[str, Qt.SortOrder] | None = None) -> PreparedTable:
     """Column caches of ``frame`` for the given specs (all columns when ``None``); thread-safe."""
     specs = list(columns) if columns is not None else [ColumnSpec(c, str(c)) for c in frame.columns]
     specs = [s for s in specs if s.key in frame.columns]
-    return PreparedTable(frame, specs, [_Column(frame[s.key]) for s in specs])
+    bound = _Column(frame["bound"]) if "bound" in frame.columns and any(s.judges for s in specs) else None
+    return PreparedTable(frame, specs, [_Column(frame[s.key]) for s in specs], sorted_by, bound)
 
 
 class DataFrameModel(QAbstractTableModel):
@@ -197,14 +221,17 @@ class DataFrameModel(QAbstractTableModel):
         self._view = np.arange(0)
         self._mask: np.ndarray | None = None
         self._sort: tuple[int, Qt.SortOrder] | None = None
+        self._presorted: tuple[str, Qt.SortOrder] | None = None
+        self._bound: _Column | None = None
         if frame is not None:
             self.set_frame(frame, columns)
 
     # --- data --------------------------------------------------------------------------
 
-    def set_frame(self, frame: pd.DataFrame, columns: Sequence[ColumnSpec] | None = None) -> None:
-        """Show a new frame (all its columns when ``columns`` is ``None``)."""
-        self.set_prepared(prepare_table(frame, columns))
+    def set_frame(self, frame: pd.DataFrame, columns: Sequence[ColumnSpec] | None = None,
+                  sorted_by: tuple[str, Qt.SortOrder] | None = None) -> None:
+        """Show a new frame (all its columns when ``columns`` is ``None``); ``sorted_by``: the order it already has."""
+        self.set_prepared(prepare_table(frame, columns, sorted_by))
 
     def set_prepared(self, table: PreparedTable) -> None:
         """Show a frame whose column caches were built beforehand (cheap: no per-column work here)."""
@@ -215,7 +242,21 @@ class DataFrameModel(QAbstractTableModel):
         self._mask = None
         self._view = np.arange(len(table.frame))
         self._sort = None
+        self._presorted = table.sorted_by
+        self._bound = table.bound
         self.endResetModel()
+
+    def sort_indicator(self) -> tuple[int, Qt.SortOrder] | None:
+        """The column the rows are sorted by and how (the header's indicator), or ``None``: not sorted."""
+        if self._sort is not None:
+            return self._sort
+        if self._presorted is not None and self._presorted[0] in self.column_keys():
+            return self.column_keys().index(self._presorted[0]), self._presorted[1]
+        return None
+
+    def spec(self, column: int) -> ColumnSpec:
+        """The spec of a column."""
+        return self._specs[column]
 
     @property
     def frame(self) -> pd.DataFrame:
@@ -274,6 +315,8 @@ class DataFrameModel(QAbstractTableModel):
             value = col.raw(i)
             return value if isinstance(value, str) and len(value) > 40 else None
         if role == Qt.ItemDataRole.BackgroundRole and spec.color_mfu:
+            if spec.judges and self._bound is not None and judged_by(self._bound.raw(i)) != spec.judges:
+                return None  # a figure that does not judge this row is not painted (a GEMM's 7.75 % BW)
             color = band_qcolor(col.raw(i), CELL_ALPHA)
             return QBrush(color) if color is not None else None
         if role == Qt.ItemDataRole.UserRole:
@@ -355,16 +398,33 @@ class DataFrameModel(QAbstractTableModel):
 
     # --- export ---------------------------------------------------------------------------
 
+    def copy_header(self, column: int) -> str:
+        """A column's header as Ctrl+C writes it: with the unit its copied numbers are in ("MFU (%)")."""
+        spec = self._specs[column]
+        factor_unit = COPY_UNITS.get(spec.formatter) if spec.formatter is not None else None
+        if factor_unit is None or f"({factor_unit[1]}" in spec.header or factor_unit[1] in spec.header.split():
+            return spec.header
+        return f"{spec.header} ({factor_unit[1]})"
+
+    def copy_value(self, row: int, column: int) -> str:
+        """A cell as Ctrl+C writes it: a number a spreadsheet reads (in the header's unit), or the text."""
+        col = self._cols[column]
+        value = col.raw(int(self._view[row]))
+        if col.is_text:
+            return str(value).replace("\t", " ").replace("\n", " ")
+        v = float(value)
+        if math.isnan(v):
+            return ""
+        factor_unit = COPY_UNITS.get(self._specs[column].formatter)
+        v = v * factor_unit[0] if factor_unit else v
+        return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(round(v, 12))
+
     def tsv(self, rows: Sequence[int], columns: Sequence[int]) -> str:
-        """Selected cells as tab-separated text (Ctrl+C)."""
+        """Selected cells as tab-separated text (Ctrl+C): numbers as numbers, units in the headers."""
         cols = sorted(set(columns))
-        lines = ["\t".join(self._specs[c].header for c in cols)]
+        lines = ["\t".join(self.copy_header(c) for c in cols)]
         for r in sorted(set(rows)):
-            cells = []
-            for c in cols:
-                text = self.data(self.index(r, c))
-                cells.append("" if text is None else str(text).replace("\t", " ").replace("\n", " "))
-            lines.append("\t".join(cells))
+            lines.append("\t".join(self.copy_value(r, c) for c in cols))
         return "\n".join(lines)
 
     def visible_frame(self) -> pd.DataFrame:

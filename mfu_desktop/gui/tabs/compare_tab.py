@@ -132,6 +132,10 @@ class CompareTab(QWidget):
         self.model = DataFrameModel(parent=self)
         view = TableView()
         view.setModel(self.model)
+        view.configure("compare-groups", {"Essentials": ["delta_us", "level", "family", "type", "input_shapes",
+                                                         "base_time_us", "new_time_us", "ratio", "base_mfu",
+                                                         "new_mfu", "why"]}, frozen="type")
+        self.groups_view = view
         self.tabs.addTab(view, self.tr("Operator groups"))
         self.step_model = DataFrameModel(parent=self)
         step_view = TableView()

@@ -171,6 +171,7 @@ class PredictionTab(QWidget):
         self.summary_model = DataFrameModel(parent=self)
         self.summary_view = TableView()
         self.summary_view.setModel(self.summary_model)
+        self.summary_view.configure("prediction", frozen="device")
         self.summary_view.selectionModel().currentRowChanged.connect(self._target_selected)
         self.comm_lines = QLabel("")
         self.comm_lines.setWordWrap(True)
@@ -205,6 +206,7 @@ class PredictionTab(QWidget):
         self.detail_model = DataFrameModel(parent=self)
         self.detail_view = TableView()
         self.detail_view.setModel(self.detail_model)
+        self.detail_view.configure("prediction-detail", frozen="name")
         d_layout.addWidget(self.detail_label)
         d_layout.addWidget(self.detail_view, 1)
         return detail

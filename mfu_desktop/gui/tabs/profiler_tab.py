@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
@@ -62,7 +63,14 @@ from mfu_desktop.gui.charts.profile_charts import (
 from mfu_desktop.gui.charts.roofline_chart import RooflineChart, cluster_view, rank_view
 from mfu_desktop.gui.core_text import ct, derivation_markdown, sentences
 from mfu_desktop.gui.models.dataframe_model import DataFrameModel, prepare_table
-from mfu_desktop.gui.models.profile_columns import aggregate_columns, catalog_names, cluster_columns, kernel_columns
+from mfu_desktop.gui.models.profile_columns import (
+    AGGREGATE_PRESETS,
+    KERNEL_PRESETS,
+    aggregate_columns,
+    catalog_names,
+    cluster_columns,
+    kernel_columns,
+)
 from mfu_desktop.gui.models.rank_tree import ROLE_INDEX, ROLE_KIND, RankTreeModel, short_chip
 from mfu_desktop.gui.staging import Stager
 from mfu_desktop.gui.table_view import TableView
@@ -288,6 +296,8 @@ class ProfilerTab(QWidget):
         self.kernel_model = DataFrameModel(parent=self)
         self.kernel_view = TableView()
         self.kernel_view.setModel(self.kernel_model)
+        self.kernel_view.configure("kernels", KERNEL_PRESETS, "Essentials", frozen=C.NAME)
+        self.kernel_view.row_menu.connect(self._kernel_menu)
         self.kernel_view.selectionModel().currentRowChanged.connect(self._kernel_selected)
         k_split.addWidget(self.kernel_view)
         k_split.addWidget(self._build_kernel_explain())
@@ -323,6 +333,7 @@ class ProfilerTab(QWidget):
         self.group_chip.setVisible(False)
         self.group_chip.clicked.connect(lambda: self.set_group_filter(None))
         self._group: tuple[str, str | None] | None = None
+        self._shown_kernel: int | None = None  # the kernel whose derivation is shown (frame position)
         filters.addWidget(self.group_chip)
         self.kernel_count = QLabel("")
         filters.addWidget(self.kernel_count)
@@ -350,17 +361,22 @@ class ProfilerTab(QWidget):
             DataFrameModel(parent=self) for _ in range(5)
         )
         self.table_views: dict[str, TableView] = {}
-        for key, model, title in (
-            ("by-type", self.type_model, self.tr("By type")),
-            ("by-shape", self.shape_model, self.tr("By type and shape")),
-            ("exclusions", self.excl_model, self.tr("Exclusions")),
-            ("steps", self.steps_model, self.tr("Steps")),
-            ("ranks", self.ranks_model, self.tr("Ranks")),
+        for key, model, title, frozen in (
+            ("by-type", self.type_model, self.tr("By type"), "type"),
+            ("by-shape", self.shape_model, self.tr("By type and shape"), "type"),
+            ("exclusions", self.excl_model, self.tr("Exclusions"), "type"),
+            ("steps", self.steps_model, self.tr("Steps"), "step"),
+            ("ranks", self.ranks_model, self.tr("Ranks"), "label"),
         ):
             view = TableView()
             view.setModel(model)
+            view.configure(key, AGGREGATE_PRESETS if key in ("by-type", "by-shape") else None, frozen=frozen)
             self.tabs.addTab(view, title)
             self.table_views[key] = view
+        for key in ("by-type", "by-shape"):
+            self.table_views[key].row_menu.connect(
+                lambda menu, rows, k=key: self._group_menu(menu, rows, self.type_model if k == "by-type"
+                                                           else self.shape_model))
         self.steps_view, self.ranks_view = self.table_views["steps"], self.table_views["ranks"]
         self.heat_map = RankHeatMap()
         self.heat_map.rank_clicked.connect(self.select_rank_at)
@@ -748,9 +764,10 @@ class ProfilerTab(QWidget):
     def _show_rank_tables(self, r: RankAnalysis, stage: int) -> None:
         if stage != self._stage or self.current is not r:
             return
-        self.type_model.set_frame(r.by_type, aggregate_columns(r.by_type))
-        self.shape_model.set_frame(r.by_shape, aggregate_columns(r.by_shape))
-        self.excl_model.set_frame(r.excluded, aggregate_columns(r.excluded))
+        by_time = ("time_us", Qt.SortOrder.DescendingOrder)  # the engine's order: the longest first
+        self.type_model.set_frame(r.by_type, aggregate_columns(r.by_type), by_time)
+        self.shape_model.set_frame(r.by_shape, aggregate_columns(r.by_shape), by_time)
+        self.excl_model.set_frame(r.excluded, aggregate_columns(r.excluded), by_time)
         self.steps_model.set_frame(r.steps, aggregate_columns(r.steps))
         if self.result is not None:
             self.ranks_model.set_frame(self.result.cluster.table, cluster_columns())
@@ -987,10 +1004,30 @@ class ProfilerTab(QWidget):
             group = np.zeros(len(model.frame), dtype=bool)
             group[group_rows(model.frame, *self._group)] = True
             mask &= group
+        shown = self._shown_kernel
         model.set_mask(None if mask.all() else mask)
         self.kernel_count.setText(
             self.tr("{0} of {1} kernels").format(f"{model.rowCount():,}", f"{len(model.frame):,}")
         )
+        self._follow_selection(shown)
+
+    def _follow_selection(self, source_row: int | None) -> None:
+        """After a filter: the kernel the derivation shows stays selected when visible, else the pane is cleared."""
+        row = self.kernel_model.view_row(source_row) if source_row is not None else -1
+        if row >= 0:
+            index = self.kernel_model.index(row, 0)
+            self.kernel_view.selectionModel().setCurrentIndex(
+                index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+            self.kernel_view.scrollTo(index)
+        elif source_row is not None:
+            self._clear_derivation(self.tr("The kernel shown before is filtered out: select a kernel."))
+
+    def _clear_derivation(self, text: str = "") -> None:
+        self._shown_kernel = None
+        self.kernel_derivation.setPlainText(text)
+        self.calc_button.setEnabled(False)
+        self._prefill = None
+        self.bus.kernel_selected.emit(-1)
 
     def _kernel_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid() or self.current is None:
@@ -998,6 +1035,9 @@ class ProfilerTab(QWidget):
             self.bus.kernel_selected.emit(-1)
             return
         row = self.kernel_model.source_row(current.row())
+        if row == self._shown_kernel and self._prefill is not None:
+            return  # the same kernel (a sort or a filter moved it): its derivation is on screen
+        self._shown_kernel = int(row)
         self.bus.kernel_selected.emit(int(row))
         record = self.current.kernels.iloc[row].to_dict()
         derivation, prefill = explain_kernel(
@@ -1029,8 +1069,48 @@ class ProfilerTab(QWidget):
             index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
         )
         self.kernel_view.scrollTo(index)
-        self.tabs.setCurrentIndex(1)
+        self.tabs.setCurrentWidget(self.view_pages["kernels"])
 
     def _open_in_calculator(self) -> None:
         if self._prefill is not None:
             self.open_in_calculator.emit(self._prefill)
+
+    # --- right-click menus of the tables --------------------------------------------------------
+
+    def _kernel_menu(self, menu: QMenu, rows: list[int]) -> None:
+        """The kernel table's row menu: open in the calculator, show only its type or group, show in the timeline."""
+        if not rows or self.current is None:
+            return
+        record = self.current.kernels.iloc[rows[0]]
+        op_type, shapes = str(record.get(C.OP_TYPE, "")), record.get(C.INPUT_SHAPES)
+        shapes = shapes if isinstance(shapes, str) else None
+        calc = menu.addAction(self.tr("Open in calculator"), self._open_in_calculator)
+        calc.setEnabled(self._prefill is not None and self._prefill.kind is not None)
+        menu.addAction(self.tr("Show only this type ({0})").format(op_type),
+                       lambda: self.set_group_filter(op_type, None))
+        menu.addAction(self.tr("Show only this type and shape"), lambda: self.set_group_filter(op_type, shapes))
+        self._add_reveal(menu, np.asarray(rows, dtype=np.int64), group_label({"type": op_type}))
+
+    def _group_menu(self, menu: QMenu, rows: list[int], model: DataFrameModel) -> None:
+        """A By type / By type and shape row: its kernels in the Kernels view, or in the timeline."""
+        if not rows:
+            return
+        frame = model.frame
+        op_type = str(frame["type"].iloc[rows[0]])
+        shapes = str(frame["input_shapes"].iloc[rows[0]]) if "input_shapes" in frame else None
+        row = {"kind": OPERATOR, "type": op_type, "input_shapes": shapes}
+        menu.addAction(self.tr("Show its kernels"), lambda: self.open_group(row))
+        if self.current is not None and not self.current.lite:
+            self._add_reveal(menu, group_rows(self.current.kernels, op_type, shapes), group_label(row))
+
+    def _add_reveal(self, menu: QMenu, rows: np.ndarray, label: str) -> None:
+        """"Show in timeline" when a timeline view is registered: highlight the kernels on the bus, bring it up."""
+        timeline = self.view_pages.get("timeline")
+        if timeline is None:
+            return
+
+        def reveal() -> None:
+            self.bus.highlight(rows, label)
+            self.tabs.setCurrentWidget(timeline)
+
+        menu.addAction(self.tr("Show in timeline"), reveal)
