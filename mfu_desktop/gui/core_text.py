@@ -95,3 +95,10 @@ def as_sentence(text: str) -> str:
 def sentences(messages: list[str]) -> str:
     """Several engine messages as sentences, one after the other."""
     return " ".join(as_sentence(m) for m in messages if m and m.strip())
+
+
+def rank_count(n: int) -> str:
+    """"1 rank", "8 ranks" (translated): never "1 ranks"."""
+    if n == 1:
+        return QCoreApplication.translate("Wording", "1 rank")
+    return QCoreApplication.translate("Wording", "{0} ranks").format(f"{n:,}")

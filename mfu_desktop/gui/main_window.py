@@ -10,11 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtCore import QByteArray, QUrl
+from PySide6.QtCore import QByteArray, Qt, QUrl
 from PySide6.QtGui import (
     QActionGroup,
     QCloseEvent,
     QDragEnterEvent,
+    QDragLeaveEvent,
     QDragMoveEvent,
     QDropEvent,
     QKeySequence,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QTabWidget,
@@ -37,15 +39,18 @@ from mfu_desktop.core.report.analysis_export import export_analysis
 from mfu_desktop.core.writing import ExportError, forbid_inside
 from mfu_desktop.gui.charts.profile_charts import export_plot
 from mfu_desktop.gui.dialogs.export_dialog import ExportChoice, ExportDialog
+from mfu_desktop.gui.find_bar import FindBar, FindTarget
 from mfu_desktop.gui.i18n import LANGUAGES
+from mfu_desktop.gui.messages import MessageArea, MessageChannel
 from mfu_desktop.gui.settings import Settings, save_settings
+from mfu_desktop.gui.start_page import recent_title
 from mfu_desktop.gui.table_view import TableView
 from mfu_desktop.gui.tabs.calculator_tab import CalculatorTab
 from mfu_desktop.gui.tabs.compare_tab import CompareTab
 from mfu_desktop.gui.tabs.prediction_tab import PredictionTab
 from mfu_desktop.gui.tabs.profiler_tab import ProfilerTab
 from mfu_desktop.gui.theme import apply_theme
-from mfu_desktop.gui.widgets import InfoBar
+from mfu_desktop.gui.widgets import DropHint
 from mfu_desktop.gui.workers import JobRunner
 
 TAB_NAMES = ("calculator", "profiler", "prediction", "compare")
@@ -55,6 +60,15 @@ EXPORT_CHANNEL = "export"
 def local_paths(urls: list[QUrl]) -> list[Path]:
     """The local files/folders among dropped URLs."""
     return [Path(u.toLocalFile()) for u in urls if u.isLocalFile() and u.toLocalFile()]
+
+
+def mode_from_modifiers(modifiers: Qt.KeyboardModifier) -> str | None:
+    """How a drop opens: Ctrl adds to the open profile, Shift replaces it, no modifier asks."""
+    if modifiers & Qt.KeyboardModifier.ControlModifier:
+        return "add"
+    if modifiers & Qt.KeyboardModifier.ShiftModifier:
+        return "replace"
+    return None
 
 
 def folder_key(paths: list[Path]) -> str:
@@ -79,8 +93,9 @@ class MainWindow(QMainWindow):
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(6, 6, 6, 0)
-        self.info = InfoBar()
-        layout.addWidget(self.info)
+        self.info = MessageChannel("", self)
+        self.find_bar = FindBar(self.find_targets)
+        layout.addWidget(self.find_bar)
         self.tabs = QTabWidget()
         layout.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
@@ -94,6 +109,20 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.profiler, self.tr("Profiler"))
         self.tabs.addTab(self.prediction, self.tr("Prediction"))
         self.tabs.addTab(self.compare, self.tr("Compare"))
+        # one message area over the tabs' bottom-right corner: messages never push the layout around
+        self.messages = MessageArea(central)
+        for channel in (self.info, self.profiler.info, self.prediction.info, self.compare.info):
+            channel.attach(self.messages)
+        self.drop_hint = DropHint(central)
+        self.tabs.setCurrentWidget(self.profiler)  # a first start: the start page, not an empty calculator
+        start = self.profiler.start_page
+        start.open_folder.connect(self.open_folder_dialog)
+        start.open_files.connect(self.open_files_dialog)
+        start.open_demo.connect(self.open_demo)
+        start.open_recent.connect(self.open_recent)
+        start.show_calculator.connect(lambda: self.tabs.setCurrentWidget(self.calculator))
+        self.compare.choose_requested.connect(self.compare_with_dialog)
+        self.compare.start_folder = self.prediction.start_folder = self.start_folder
 
         self.profiler.top_n = settings.top_n
         self.profiler.set_conventions(settings.fa_backward, settings.mask_convention, settings.hf32)
@@ -190,15 +219,35 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         menu = self.menuBar()
-        file_menu = menu.addMenu(self.tr("&File"))
+        self._build_file_menu(menu.addMenu(self.tr("&File")))
+        self._build_view_menu(menu.addMenu(self.tr("&View")))
+        tools = menu.addMenu(self.tr("&Tools"))
+        tools.addAction(self.tr("&Chip catalog…"), self.open_catalog_editor)
+        tools.addAction(self.tr("Clear the &cache of parsed profiles"), self.clear_cache)
+        help_menu = menu.addMenu(self.tr("&Help"))
+        formulas = help_menu.addAction(self.tr("&Formulas and conventions"), self.show_formulas)
+        formulas.setShortcut(QKeySequence.StandardKey.HelpContents)
+        help_menu.addAction(self.tr("&User guide"), self.open_user_guide)
+        shortcuts = help_menu.addAction(self.tr("&Keyboard shortcuts"), self.show_shortcuts)
+        shortcuts.setShortcut(QKeySequence("Ctrl+/"))
+        help_menu.addAction(self.tr("&About MFU Desktop"), self.show_about)
+
+    def _build_file_menu(self, file_menu) -> None:
+        """Open (a folder, files, a recent profile, the demo), add to the open profile, compare, export, quit."""
         self.open_action = file_menu.addAction(self.tr("&Open folder…"), self.open_folder_dialog)
         self.open_action.setShortcut(QKeySequence.StandardKey.Open)
-        file_menu.addAction(self.tr("Open &trace files…"), self.open_files_dialog)
-        file_menu.addAction(self.tr("Co&mpare with…"), self.compare_with_dialog)
+        files = file_menu.addAction(self.tr("Open &trace or db files…"), self.open_files_dialog)
+        files.setShortcut(QKeySequence("Ctrl+Shift+O"))
+        add = file_menu.addAction(self.tr("&Add a folder to the open profile…"), self.add_folder_dialog)
+        add.setShortcut(QKeySequence("Ctrl+Shift+A"))
         self.recent_menu = file_menu.addMenu(self.tr("Open &recent"))
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self._fill_recent()
         file_menu.addAction(self.tr("Open the &demo profile"), self.open_demo)
+        file_menu.addSeparator()
+        compare = file_menu.addAction(self.tr("Co&mpare with a folder…"), self.compare_with_dialog)
+        compare.setShortcut(QKeySequence("Ctrl+Shift+M"))
+        file_menu.addAction(self.tr("Compare with trace or db &files…"), lambda: self.compare_with_dialog(True))
         file_menu.addSeparator()
         self.export_action = file_menu.addAction(self.tr("&Export analysis…"), self.export_dialog)
         self.export_action.setShortcut(QKeySequence("Ctrl+E"))
@@ -207,95 +256,216 @@ class MainWindow(QMainWindow):
         quit_action = file_menu.addAction(self.tr("&Quit"), self.close)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
 
-        view = menu.addMenu(self.tr("&View"))
-        theme_menu = view.addMenu(self.tr("&Theme"))
-        self.theme_group = QActionGroup(self)
-        for key, label in (("system", self.tr("Follow the system")), ("light", self.tr("Light")),
-                           ("dark", self.tr("Dark"))):
-            action = theme_menu.addAction(label)
-            action.setCheckable(True)
-            action.setChecked(self.settings.theme == key)
-            action.setData(key)
-            self.theme_group.addAction(action)
-        self.theme_group.triggered.connect(lambda a: self.set_theme(a.data()))
-        language_menu = view.addMenu(self.tr("&Language"))
-        self.language_group = QActionGroup(self)
-        for key, label in (("system", self.tr("Follow the system")), *LANGUAGES.items()):
-            action = language_menu.addAction(label)
-            action.setCheckable(True)
-            action.setChecked(self.settings.language == key)
-            action.setData(key)
-            self.language_group.addAction(action)
-        self.language_group.triggered.connect(lambda a: self.set_language(a.data()))
-        top_menu = view.addMenu(self.tr("Hot operators shown"))
-        self.top_group = QActionGroup(self)
-        for n in (10, 15, 25, 50):
-            action = top_menu.addAction(str(n))
-            action.setCheckable(True)
-            action.setChecked(self.settings.top_n == n)
-            action.setData(n)
-            self.top_group.addAction(action)
-        self.top_group.triggered.connect(lambda a: self.set_top_n(int(a.data())))
+    def _build_view_menu(self, view) -> None:
+        """Theme, language, hot operators shown; a shortcut for every tab and every Profiler view; find; the tree."""
+        self._choice_menu(view.addMenu(self.tr("&Theme")), "theme_group", self.settings.theme, self.set_theme,
+                          (("system", self.tr("Follow the system")), ("light", self.tr("Light")),
+                           ("dark", self.tr("Dark"))))
+        self._choice_menu(view.addMenu(self.tr("&Language")), "language_group", self.settings.language,
+                          self.set_language, (("system", self.tr("Follow the system")), *LANGUAGES.items()))
+        self._choice_menu(view.addMenu(self.tr("Hot operators shown")), "top_group", self.settings.top_n,
+                          lambda n: self.set_top_n(int(n)), tuple((n, str(n)) for n in (10, 15, 25, 50)))
         view.addSeparator()
-        for i, name in enumerate((self.tr("Calculator"), self.tr("Profiler"), self.tr("Prediction"))):
-            action = view.addAction(name, lambda i=i: self.tabs.setCurrentIndex(i))
+        for i in range(self.tabs.count()):
+            action = view.addAction(self.tabs.tabText(i), lambda i=i: self.tabs.setCurrentIndex(i))
             action.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
+        views = view.addMenu(self.tr("Profiler &views"))
+        for i in range(self.profiler.tabs.count()):
+            page = self.profiler.tabs.widget(i)
+            action = views.addAction(self.profiler.tabs.tabText(i), lambda page=page: self.show_profiler_page(page))
+            if i < 10:
+                action.setShortcut(QKeySequence(f"Alt+{(i + 1) % 10}"))
+        view.addSeparator()
+        self.tree_action = view.addAction(self.tr("Rank &tree"))
+        self.tree_action.setCheckable(True)
+        self.tree_action.setChecked(True)
+        self.tree_action.setShortcut(QKeySequence("Ctrl+B"))
+        self.tree_action.toggled.connect(self.profiler.set_tree_visible)
+        find = view.addAction(self.tr("&Find kernels and types…"), self.find_bar.open)
+        find.setShortcut(QKeySequence.StandardKey.Find)
 
-        tools = menu.addMenu(self.tr("&Tools"))
-        tools.addAction(self.tr("&Chip catalog…"), self.open_catalog_editor)
-        tools.addAction(self.tr("Clear the &cache of parsed profiles"), self.clear_cache)
+    def _choice_menu(self, menu, name: str, current, chosen, choices) -> None:
+        """A menu of exclusive choices (``(value, label)``), the current one checked."""
+        group = QActionGroup(self)
+        for key, label in choices:
+            action = menu.addAction(label)
+            action.setCheckable(True)
+            action.setChecked(current == key)
+            action.setData(key)
+            group.addAction(action)
+        group.triggered.connect(lambda a: chosen(a.data()))
+        setattr(self, name, group)
 
-        help_menu = menu.addMenu(self.tr("&Help"))
-        formulas = help_menu.addAction(self.tr("&Formulas and conventions"), self.show_formulas)
-        formulas.setShortcut(QKeySequence.StandardKey.HelpContents)
-        help_menu.addAction(self.tr("&User guide"), self.open_user_guide)
-        help_menu.addAction(self.tr("&About MFU Desktop"), self.show_about)
+    def find_targets(self) -> list[FindTarget]:
+        """What Ctrl+F searches: kernels, By type, By type and shape, Compare groups, the prediction detail."""
+        profiler = self.profiler
+
+        def table(tab: QWidget, view, page: QWidget | None = None) -> tuple:
+            def show() -> None:
+                self.tabs.setCurrentWidget(tab)
+                if page is not None:
+                    profiler.tabs.setCurrentWidget(page)
+                elif tab is self.compare:
+                    self.compare.tabs.setCurrentWidget(self.compare.groups_view)
+                elif tab is self.prediction:
+                    self.prediction.tabs.setCurrentIndex(1)
+            return view.apply_find, show
+
+        kernels = profiler.view_pages["kernels"]
+        targets = [FindTarget(self.tr("Kernels"), profiler.find_kernels, lambda: self.show_profiler_page(kernels))]
+        for key, name in (("by-type", self.tr("By type")), ("by-shape", self.tr("By type and shape"))):
+            view = profiler.table_views[key]
+            targets.append(FindTarget(name, *table(profiler, view, view)))
+        targets.append(FindTarget(self.tr("Compare"), *table(self.compare, self.compare.groups_view)))
+        targets.append(FindTarget(self.tr("Prediction detail"), *table(self.prediction, self.prediction.detail_view)))
+        return targets
+
+    def show_profiler_page(self, page: QWidget) -> None:
+        """Bring the Profiler tab and one of its views to the front."""
+        self.tabs.setCurrentWidget(self.profiler)
+        self.profiler.tabs.setCurrentWidget(page)
+
+    def shortcut_list(self) -> list[tuple[str, str]]:
+        """Every menu action that has a shortcut: (where it is, the keys), in menu order."""
+        out: list[tuple[str, str]] = []
+
+        def walk(menu, path: str) -> None:
+            for action in menu.actions():
+                text = action.text().replace("&", "")
+                if action.menu() is not None:
+                    walk(action.menu(), f"{path} → {text}")
+                elif not action.shortcut().isEmpty():
+                    out.append((f"{path} → {text}", action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)))
+
+        for top in self.menuBar().actions():
+            if top.menu() is not None:
+                walk(top.menu(), top.text().replace("&", ""))
+        return out
+
+    def show_shortcuts(self) -> None:
+        """Help → Keyboard shortcuts: every shortcut of every menu, tab and view."""
+        from mfu_desktop.gui.dialogs.help_dialogs import shortcuts_dialog
+
+        shortcuts_dialog(self.shortcut_list(), self).exec()
 
     # --- opening -----------------------------------------------------------------------------
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if event.mimeData().hasUrls() and local_paths(event.mimeData().urls()):
             event.acceptProposedAction()
+            self.drop_hint.show_over(self.centralWidget())
         else:
             event.ignore()
 
     def dragMoveEvent(self, event: QDragMoveEvent) -> None:
-        self.dragEnterEvent(event)
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        paths = local_paths(event.mimeData().urls()) if event.mimeData().hasUrls() else []
-        if paths:
+        if event.mimeData().hasUrls() and local_paths(event.mimeData().urls()):
             event.acceptProposedAction()
-            self.dropped(paths)
         else:
             event.ignore()
 
-    def dropped(self, paths: list[Path]) -> None:
-        """Paths dropped anywhere on the window."""
-        self.open_paths(paths)
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self.drop_hint.hide()
+        super().dragLeaveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        self.drop_hint.hide()
+        paths = local_paths(event.mimeData().urls()) if event.mimeData().hasUrls() else []
+        if paths:
+            event.acceptProposedAction()
+            self.dropped(paths, event.modifiers())
+        else:
+            event.ignore()
+
+    def dropped(self, paths: list[Path], modifiers: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
+        """Paths dropped anywhere on the window (Ctrl: add to the open profile, Shift: replace it, else ask)."""
+        self.open_by_user(paths, mode_from_modifiers(modifiers))
+
+    def start_folder(self) -> str:
+        """Where a file dialog starts: the last folder a dialog opened, else the last profile's, else home."""
+        if self.settings.last_folder and Path(self.settings.last_folder).is_dir():
+            return self.settings.last_folder
+        for entry in self.settings.recent_folders:
+            first = Path(entry.split("\n")[0])
+            folder = first if first.is_dir() else first.parent
+            if folder.is_dir():
+                return str(folder)
+        return str(Path.home())
+
+    def remember_folder(self, chosen: Path) -> None:
+        """The next dialog starts where this one was accepted."""
+        folder = chosen if chosen.is_dir() else chosen.parent
+        self.settings.last_folder = str(folder.parent if chosen.is_dir() else folder)
+
+    def choose_folder(self, title: str) -> Path | None:
+        """A folder dialog starting in the last folder (the answer is remembered)."""
+        folder = QFileDialog.getExistingDirectory(self, title, self.start_folder())
+        if not folder:
+            return None
+        self.remember_folder(Path(folder))
+        return Path(folder)
+
+    def choose_files(self, title: str) -> list[Path]:
+        """A dialog for trace, CSV and db files starting in the last folder (the answer is remembered)."""
+        files, _ = QFileDialog.getOpenFileNames(
+            self, title, self.start_folder(),
+            self.tr("Profiler files (*.json *.json.gz *.csv *.db);;All files (*)"))
+        if files:
+            self.remember_folder(Path(files[0]))
+        return [Path(f) for f in files]
 
     def open_folder_dialog(self) -> None:
         """File → Open folder."""
-        start = self.settings.recent_folders[0] if self.settings.recent_folders else str(Path.home())
-        folder = QFileDialog.getExistingDirectory(self, self.tr("Open a profiler folder"), start)
-        if folder:
-            self.open_paths([Path(folder)])
+        folder = self.choose_folder(self.tr("Open a profiler folder"))
+        if folder is not None:
+            self.open_by_user([folder])
 
     def open_files_dialog(self) -> None:
         """File → Open trace files (PyTorch profiler traces, a kernel_details.csv, a profiler database)."""
-        start = self.settings.recent_folders[0] if self.settings.recent_folders else str(Path.home())
-        files, _ = QFileDialog.getOpenFileNames(
-            self, self.tr("Open profiler files"), start,
-            self.tr("Profiler files (*.json *.json.gz *.csv *.db);;All files (*)"))
+        files = self.choose_files(self.tr("Open profiler files"))
         if files:
-            self.open_paths([Path(f) for f in files])
+            self.open_by_user(files)
+
+    def add_folder_dialog(self) -> None:
+        """File → Add folder to the open profile."""
+        folder = self.choose_folder(self.tr("Add a profiler folder to the open profile"))
+        if folder is not None:
+            self.open_by_user([folder], "add")
 
     def open_demo(self) -> None:
         """File → Open the demo profile."""
-        self.open_paths([demo_profile_dir()], remember=False)
+        self.open_by_user([demo_profile_dir()], remember=False)
+
+    def ask_open_mode(self, paths: list[Path]) -> str | None:
+        """A profile is open: add ``paths`` to it, replace it, or cancel (``"add"``, ``"replace"``, ``None``)."""
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle(self.tr("Open"))
+        box.setText(self.tr("A profile is open. Add {0} to it, or replace it?").format(
+            ", ".join(p.name for p in paths)))
+        box.setInformativeText(self.tr("Hold Ctrl while dropping to add, Shift to replace, without this question."))
+        add = box.addButton(self.tr("Add to the open profile"), QMessageBox.ButtonRole.AcceptRole)
+        replace = box.addButton(self.tr("Replace it"), QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        clicked = box.clickedButton()
+        return "add" if clicked is add else "replace" if clicked is replace else None
+
+    def open_by_user(self, paths: list[Path], mode: str | None = None, remember: bool = True) -> bool:
+        """Open what the user chose or dropped; with a profile open, add to it or replace it (asked when not said)."""
+        if mode is None and self.profiler.has_profile():
+            mode = self.ask_open_mode(paths)
+            if mode is None:
+                return False
+        if mode == "add" and self.profiler.has_profile():
+            current = [Path(p) for p in self.profiler.paths]
+            paths = current + [p for p in paths if Path(p) not in current]
+        return self.open_paths(paths, remember)
 
     def open_paths(self, paths: list[Path], remember: bool = True) -> bool:
-        """Load profiler folders in the Profiler tab (non-modal message when there is nothing to load)."""
+        """Load profiler folders or files in the Profiler tab, replacing what is shown once they load.
+
+        A missing path is named and skipped; when nothing loads, the profile already open is kept.
+        """
         paths = [Path(p) for p in paths]
         missing = [p for p in paths if not p.exists()]
         existing = [p for p in paths if p.exists()]
@@ -311,54 +481,61 @@ class MainWindow(QMainWindow):
         self.profiler.chip_choice.blockSignals(True)
         self.profiler.chip_choice.setCurrentIndex(max(self.profiler.chip_choice.findData(chip or ""), 0))
         self.profiler.chip_choice.blockSignals(False)
-        if remember:
-            for p in reversed(existing):
-                if p.is_dir():
-                    self.settings.add_recent(str(p))
+        self._remember_next = remember
         self.tabs.setCurrentWidget(self.profiler)
-        self.setWindowTitle(f"MFU Desktop — {', '.join(p.name for p in existing)}")
         self.profiler.load(existing)
         return True
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
+        self.profiler.start_page.set_recent(self.settings.recent_folders)
         if not self.settings.recent_folders:
             action = self.recent_menu.addAction(self.tr("(none yet)"))
             action.setEnabled(False)
             return
-        for folder in self.settings.recent_folders:
-            action = self.recent_menu.addAction(folder)
-            action.triggered.connect(lambda _=False, f=folder: self._open_recent(f))
+        for entry in self.settings.recent_folders:
+            action = self.recent_menu.addAction(recent_title(entry))
+            action.setToolTip(entry)
+            action.triggered.connect(lambda _=False, e=entry: self.open_recent(e))
         self.recent_menu.addSeparator()
         self.recent_menu.addAction(self.tr("Clear the list"), self._clear_recent)
 
-    def _open_recent(self, folder: str) -> None:
-        if not Path(folder).exists():
-            self.settings.recent_folders = [f for f in self.settings.recent_folders if f != folder]
-            self.info.show_message(self.tr("{0} no longer exists; removed from the recent list.").format(folder))
+    def open_recent(self, entry: str) -> None:
+        """Reopen a recent profile (its paths; one that no longer exists is removed from the list)."""
+        paths = [Path(p) for p in entry.split("\n") if p]
+        if not any(p.exists() for p in paths):
+            self.settings.recent_folders = [f for f in self.settings.recent_folders if f != entry]
+            self._fill_recent()
+            self.info.show_message(self.tr("{0} no longer exists; removed from the recent list.").format(
+                ", ".join(str(p) for p in paths)))
             return
-        self.open_paths([Path(folder)])
+        self.open_by_user(paths)
 
     def _clear_recent(self) -> None:
         self.settings.recent_folders = []
+        self._fill_recent()
 
     def _profile_loaded(self, result) -> None:
         self.export_action.setEnabled(bool(result.ranks))
         if result.ranks:
+            if getattr(self, "_remember_next", True):  # a profile that loaded joins File → Recent
+                self.settings.add_recent("\n".join(str(p) for p in self.profiler.paths))
+                self._fill_recent()
+            self.setWindowTitle(f"MFU Desktop — {', '.join(p.name for p in self.profiler.paths)}")
             self.prediction.set_analysis(result)
             roots = result.discovery.roots
             self.compare.set_base(result, ", ".join(p.name for p in roots) or "profile")
 
-    def compare_with_dialog(self) -> None:
-        """File → Compare with…: the loaded profile (BASE) against another (NEW), in the Compare tab."""
-        if self.profiler.result is None or not self.profiler.result.ranks:
-            self.info.show_message(self.tr("Open the BASE profile first (File → Open folder), then compare it."))
+    def compare_with_dialog(self, files: bool = False) -> None:
+        """File → Compare with a folder (or files): the open profile (BASE) against another (NEW)."""
+        if not self.profiler.has_profile():
+            self.tabs.setCurrentWidget(self.compare)  # its page says how to open BASE first
             return
-        start = self.settings.recent_folders[0] if self.settings.recent_folders else str(Path.home())
-        folder = QFileDialog.getExistingDirectory(self, self.tr("Compare with (NEW)"), start)
-        if folder:
+        chosen = self.choose_files(self.tr("Compare with (NEW): trace or db files")) if files else \
+            [p for p in [self.choose_folder(self.tr("Compare with (NEW)"))] if p is not None]
+        if chosen:
             self.tabs.setCurrentWidget(self.compare)
-            self.compare.set_new(Path(folder))
+            self.compare.set_new(chosen)
 
     def _open_in_calculator(self, prefill) -> None:
         self.calculator.prefill(prefill)
@@ -386,7 +563,7 @@ class MainWindow(QMainWindow):
         if self.profiler.result is None or not self.profiler.result.ranks:
             self.info.show_message(self.tr("Nothing to export yet: open a profile first."))
             return
-        default = Path.home() / "mfu-export"
+        default = Path(self.start_folder()) / "mfu-export"
         dialog = ExportDialog(default, self)
         if dialog.exec():
             self.export_to(dialog.choice())

@@ -300,6 +300,19 @@ class TableView(QTableView):
         keys = self.column_keys()
         return keys.index(self.frozen_key) if self.frozen_key in keys else -1
 
+    # --- find ---------------------------------------------------------------------------------
+
+    def apply_find(self, text: str, keys: Sequence[str] = ("name", "type", "op_type", "input_shapes")) -> int | None:
+        """Show only the rows whose text columns contain ``text`` (``""``: every row); the count shown.
+
+        ``None`` when the table has nothing loaded (the find bar leaves it out).
+        """
+        model = self.model()
+        if not isinstance(model, DataFrameModel) or model.frame.empty:
+            return None
+        model.set_mask(model.find_mask(text, keys) if text else None)
+        return model.rowCount()
+
     # --- copy and the row menu ----------------------------------------------------------------
 
     def keyPressEvent(self, event) -> None:

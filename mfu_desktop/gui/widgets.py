@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QRect, QSize, Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QFrame,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QScrollArea,
     QSizePolicy,
     QVBoxLayout,
@@ -218,35 +216,6 @@ class Card(QFrame):
         return self.detail.text() == self.full_detail
 
 
-class InfoBar(QFrame):
-    """A non-modal message line with a close button (for warnings that must not block)."""
-
-    closed = Signal()
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet("InfoBar { background: rgba(240, 173, 78, 60); border-radius: 4px; }")
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 4, 4, 4)
-        self.label = QLabel("")
-        self.label.setWordWrap(True)
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        close = QPushButton("✕")
-        close.setFlat(True)
-        close.setFixedWidth(28)
-        close.clicked.connect(self.hide)
-        close.clicked.connect(self.closed)
-        layout.addWidget(self.label, 1)
-        layout.addWidget(close)
-        self.hide()
-
-    def show_message(self, text: str) -> None:
-        """Show (replacing any previous message)."""
-        self.label.setText(text)
-        self.setVisible(bool(text))
-
-
 class PageScroller(QScrollArea):
     """A frameless scroll area whose page fills the viewport and scrolls only below the page's minimum size.
 
@@ -298,3 +267,23 @@ class PageScroller(QScrollArea):
 def scroll_page(page: QWidget, horizontal: bool = False) -> PageScroller:
     """``page`` in a :class:`PageScroller`: it scrolls on a short screen instead of making the window taller."""
     return PageScroller(page, horizontal)
+
+
+class DropHint(QLabel):
+    """While files are dragged over the window: the whole window framed, saying what a drop does."""
+
+    def __init__(self, host: QWidget) -> None:
+        super().__init__(host)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setWordWrap(True)
+        self.setText(self.tr("Drop to open\n(hold Ctrl to add to the open profile, Shift to replace it)"))
+        self.setStyleSheet("QLabel { background: rgba(38, 110, 190, 40); border: 3px dashed rgb(38, 110, 190);"
+                           " border-radius: 8px; font-size: 14pt; font-weight: 600; color: palette(text); }")
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.hide()
+
+    def show_over(self, host: QWidget) -> None:
+        """Cover ``host`` (its whole area) and come to the front."""
+        self.setGeometry(host.rect().adjusted(4, 4, -4, -4))
+        self.show()
+        self.raise_()

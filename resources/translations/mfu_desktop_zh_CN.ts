@@ -1283,10 +1283,6 @@
         <translation>芯片对比：按类别（矩阵乘、注意力、逐元素）在两种换算基准下拟合 实测 ÷ 预估，并为这对芯片保存系数；之后的预估会使用并注明这些系数</translation>
     </message>
     <message>
-        <source>Step time (µs per step)</source>
-        <translation>step 耗时（每 step，µs）</translation>
-    </message>
-    <message>
         <source>Operator MFU (算子达成率)</source>
         <translation>算子达成率 (MFU)</translation>
     </message>
@@ -1323,14 +1319,6 @@
         <translation>说明</translation>
     </message>
     <message>
-        <source>BASE: {0} ({1} rank(s))</source>
-        <translation>BASE：{0}（{1} 个 rank）</translation>
-    </message>
-    <message>
-        <source>Choose the profile to compare with</source>
-        <translation>选择要对比的性能数据</translation>
-    </message>
-    <message>
         <source>NEW: {0}</source>
         <translation>NEW：{0}</translation>
     </message>
@@ -1339,8 +1327,41 @@
         <translation>请先在 Profiling 分析页打开 BASE 性能数据。</translation>
     </message>
     <message>
-        <source>Choose the NEW profile to compare with.</source>
-        <translation>请选择要对比的 NEW 性能数据。</translation>
+        <source>Compare</source>
+        <extracomment>The user wants to choose NEW: ``True`` for trace or db files, ``False`` for a folder (the window asks). Where a file dialog starts (the window gives its last folder).</extracomment>
+        <translation>性能对比</translation>
+    </message>
+    <message>
+        <source>A folder…</source>
+        <translation>目录…</translation>
+    </message>
+    <message>
+        <source>Trace or db files…</source>
+        <translation>Trace 或 db 文件…</translation>
+    </message>
+    <message>
+        <source>Step time (mean per rank)</source>
+        <translation>step 耗时（各 rank 平均）</translation>
+    </message>
+    <message>
+        <source>Choose a folder…</source>
+        <translation>选择目录…</translation>
+    </message>
+    <message>
+        <source>Choose trace or db files…</source>
+        <translation>选择 trace 或 db 文件…</translation>
+    </message>
+    <message>
+        <source>Choose the NEW profile to compare {0} (BASE) with: a profiler folder, a cluster summary, or PyTorch profiler traces and profiler databases. Before/after a change, or one chip against another.</source>
+        <translation>选择要与 {0}（BASE）对比的 NEW：Profiling 数据目录、集群汇总，或 PyTorch profiler trace 与 Profiling 数据库。可以是改动前后，也可以是芯片之间。</translation>
+    </message>
+    <message>
+        <source>Open the BASE profile in the Profiler tab first (File → Open folder, or drop it on the window); then choose the NEW profile here.</source>
+        <translation>请先在 Profiling 分析页打开 BASE（文件 → 打开目录，或拖到窗口上），再在这里选择 NEW。</translation>
+    </message>
+    <message>
+        <source>BASE: {0} ({1})</source>
+        <translation>BASE：{0}（{1}）</translation>
     </message>
     <message>
         <source>Comparing with {0}…</source>
@@ -1387,8 +1408,20 @@
         <translation>正在保存校准</translation>
     </message>
     <message>
-        <source>speed-up: {0} → {1} µs ({2:+,.1f})</source>
-        <translation>加速比：{0} → {1} µs（{2:+,.1f}）</translation>
+        <source>NEW is {0}× faster</source>
+        <translation>NEW 快 {0}×</translation>
+    </message>
+    <message>
+        <source>NEW is {0}× slower</source>
+        <translation>NEW 慢 {0}×</translation>
+    </message>
+    <message>
+        <source>unchanged</source>
+        <translation>不变</translation>
+    </message>
+    <message>
+        <source>{0} ({1} µs per step)</source>
+        <translation>{0}（每 step {1} µs）</translation>
     </message>
     <message>
         <source>no step trace on one side</source>
@@ -1413,6 +1446,22 @@
     <message>
         <source>same chip</source>
         <translation>同一芯片</translation>
+    </message>
+    <message>
+        <source>Per step, mean per rank</source>
+        <translation>每 step，各 rank 平均</translation>
+    </message>
+    <message>
+        <source>BASE (µs, or %)</source>
+        <translation>BASE（µs 或 %）</translation>
+    </message>
+    <message>
+        <source>NEW (µs, or %)</source>
+        <translation>NEW（µs 或 %）</translation>
+    </message>
+    <message>
+        <source>Δ NEW − BASE (µs)</source>
+        <translation>Δ NEW − BASE（µs）</translation>
     </message>
     <message>
         <source>peak allocated (MB)</source>
@@ -1642,6 +1691,16 @@
     </message>
 </context>
 <context>
+    <name>DropHint</name>
+    <message>
+        <source>Drop to open
+(hold Ctrl to add to the open profile, Shift to replace it)</source>
+        <extracomment>A compact card (a short window): caption and value only; the detail is in the tooltip. Card details are cut at this length, and where they would run past the card (the tooltip has them whole). Point sizes a card value may take, largest first: a long value (an MFU range) shrinks before it is elided.</extracomment>
+        <translation>松开即可打开
+（按住 Ctrl 添加到已打开的数据，按住 Shift 替换）</translation>
+    </message>
+</context>
+<context>
     <name>ExportDialog</name>
     <message>
         <source>Export analysis</source>
@@ -1708,6 +1767,25 @@
     </message>
 </context>
 <context>
+    <name>FindBar</name>
+    <message>
+        <source>Find</source>
+        <translation>查找</translation>
+    </message>
+    <message>
+        <source>kernel name or operator type…</source>
+        <translation>算子名或算子类型…</translation>
+    </message>
+    <message>
+        <source>Close (Esc): every row is shown again</source>
+        <translation>关闭 (Esc)：重新显示所有行</translation>
+    </message>
+    <message>
+        <source>no match in the open tabs</source>
+        <translation>已打开的页面中没有匹配项</translation>
+    </message>
+</context>
+<context>
     <name>GroupScatter</name>
     <message>
         <source>Per group: BASE vs NEW (µs per step, log scale)</source>
@@ -1736,6 +1814,25 @@
     <message>
         <source>No operator group is on both sides.</source>
         <translation>两侧没有共同的算子分组。</translation>
+    </message>
+</context>
+<context>
+    <name>Help</name>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Every tab and every view of the Profiler tab has one; Ctrl+F finds kernels and operator types in every open tab.</source>
+        <translation>每个页面以及 Profiling 分析页的每个视图都有快捷键；Ctrl+F 在所有已打开的页面中查找算子和算子类型。</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
     </message>
 </context>
 <context>
@@ -1829,14 +1926,6 @@
         <translation>打开目录(&amp;O)…</translation>
     </message>
     <message>
-        <source>Open &amp;trace files…</source>
-        <translation>打开 trace 文件(&amp;T)…</translation>
-    </message>
-    <message>
-        <source>Co&amp;mpare with…</source>
-        <translation>与…对比(&amp;M)</translation>
-    </message>
-    <message>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
@@ -1909,8 +1998,56 @@
         <translation>用户指南(&amp;U)</translation>
     </message>
     <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
         <source>&amp;About MFU Desktop</source>
         <translation>关于 MFU Desktop(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Open &amp;trace or db files…</source>
+        <translation>打开 trace 或 db 文件(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>&amp;Add a folder to the open profile…</source>
+        <translation>向已打开的数据添加目录(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Co&amp;mpare with a folder…</source>
+        <translation>与目录对比(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Compare with trace or db &amp;files…</source>
+        <translation>与 trace 或 db 文件对比(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Profiler &amp;views</source>
+        <translation>Profiling 视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Rank &amp;tree</source>
+        <translation>Rank 树(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Find kernels and types…</source>
+        <translation>查找算子和类型(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Kernels</source>
+        <translation>算子明细</translation>
+    </message>
+    <message>
+        <source>By type</source>
+        <translation>按类型</translation>
+    </message>
+    <message>
+        <source>By type and shape</source>
+        <translation>按类型和 shape</translation>
+    </message>
+    <message>
+        <source>Prediction detail</source>
+        <translation>预估明细</translation>
     </message>
     <message>
         <source>Open a profiler folder</source>
@@ -1921,8 +2058,36 @@
         <translation>打开性能数据文件</translation>
     </message>
     <message>
+        <source>Compare with (NEW): trace or db files</source>
+        <translation>对比（NEW）：trace 或 db 文件</translation>
+    </message>
+    <message>
         <source>Profiler files (*.json *.json.gz *.csv *.db);;All files (*)</source>
         <translation>性能数据文件 (*.json *.json.gz *.csv *.db);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Add a profiler folder to the open profile</source>
+        <translation>向已打开的数据添加 Profiling 目录</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>A profile is open. Add {0} to it, or replace it?</source>
+        <translation>已打开一份 Profiling 数据。要把 {0} 添加进去，还是替换它？</translation>
+    </message>
+    <message>
+        <source>Hold Ctrl while dropping to add, Shift to replace, without this question.</source>
+        <translation>拖放时按住 Ctrl 直接添加、按住 Shift 直接替换，不再询问。</translation>
+    </message>
+    <message>
+        <source>Add to the open profile</source>
+        <translation>添加到已打开的数据</translation>
+    </message>
+    <message>
+        <source>Replace it</source>
+        <translation>替换</translation>
     </message>
     <message>
         <source>Nothing to open: {0} does not exist.</source>
@@ -1943,10 +2108,6 @@
     <message>
         <source>{0} no longer exists; removed from the recent list.</source>
         <translation>{0} 已不存在，已从最近列表中移除。</translation>
-    </message>
-    <message>
-        <source>Open the BASE profile first (File → Open folder), then compare it.</source>
-        <translation>请先打开 BASE 性能数据（文件 → 打开文件夹），再进行对比。</translation>
     </message>
     <message>
         <source>Compare with (NEW)</source>
@@ -2167,6 +2328,14 @@
     <message>
         <source>{0} rank(s) without memory data.</source>
         <translation>{0} 个 rank 没有内存数据。</translation>
+    </message>
+</context>
+<context>
+    <name>MessageCard</name>
+    <message>
+        <source>Dismiss</source>
+        <extracomment>Widest a message card gets (px); narrower windows give it their width minus a margin.</extracomment>
+        <translation>关闭</translation>
     </message>
 </context>
 <context>
@@ -2394,6 +2563,19 @@
         <translation>请先加载 Profiling 数据（Profiling 分析页，或将目录拖到窗口）。</translation>
     </message>
     <message>
+        <source>Prediction</source>
+        <extracomment>Where a file dialog starts (the window gives its last folder).</extracomment>
+        <translation>跨芯片预估</translation>
+    </message>
+    <message>
+        <source>Load a profile first: the Profiler tab, or drop a folder on the window</source>
+        <translation>请先加载 Profiling 数据：Profiling 分析页，或把目录拖到窗口上</translation>
+    </message>
+    <message>
+        <source>Load a profile in the Profiler tab (or drop a folder on the window): its kernels are then predicted on the target chips checked on the left.</source>
+        <translation>请在 Profiling 分析页加载数据（或把目录拖到窗口上）：之后会在左侧勾选的目标芯片上预估其算子。</translation>
+    </message>
+    <message>
         <source>Check at least one target chip.</source>
         <translation>请至少勾选一款目标芯片。</translation>
     </message>
@@ -2478,7 +2660,6 @@
     </message>
     <message>
         <source>Charts</source>
-        <extracomment>Ranks of a cluster summary whose full kernel data is kept in memory at once (least recently used dropped). Below this tab height the summary cards drop their detail lines (it stays in their tooltips).</extracomment>
         <translation>图表</translation>
     </message>
     <message>
@@ -2504,6 +2685,11 @@
     <message>
         <source>Kernels</source>
         <translation>算子明细</translation>
+    </message>
+    <message>
+        <source>Profiler</source>
+        <extracomment>Ranks of a cluster summary whose full kernel data is kept in memory at once (least recently used dropped). Below this tab height the summary cards drop their detail lines (it stays in their tooltips).</extracomment>
+        <translation>Profiling 分析</translation>
     </message>
     <message>
         <source>Roofline</source>
@@ -2627,10 +2813,6 @@
         <translation>没有可加载的 rank。{0}</translation>
     </message>
     <message>
-        <source>Cluster: {0} ranks — {1}</source>
-        <translation>集群：{0} 个 rank — {1}</translation>
-    </message>
-    <message>
         <source>rank {0} (+{1} % step time vs the fastest rank)</source>
         <translation>rank {0}（step 耗时比最快的 rank 多 {1} %）</translation>
     </message>
@@ -2643,20 +2825,28 @@
         <translation>step {0} ms（{1} 个 step 的平均）</translation>
     </message>
     <message>
-        <source>Loaded {0} rank(s)</source>
-        <translation>已加载 {0} 个 rank</translation>
-    </message>
-    <message>
-        <source>Drag a profiler folder here (a cluster root, *_ascend_pt rank folders, ASCEND_PROFILER_OUTPUT, or PyTorch profiler traces *.pt.trace.json), or use File → Open folder.</source>
-        <translation>将性能数据文件夹拖到这里（集群根目录、*_ascend_pt rank 文件夹、ASCEND_PROFILER_OUTPUT，或 PyTorch profiler trace *.pt.trace.json），或使用 文件 → 打开文件夹。</translation>
-    </message>
-    <message>
         <source>Hot operators by lost time = measured − roofline-attainable</source>
         <translation>按损失时间的热点算子 = 实测 − Roofline 可达时间</translation>
     </message>
     <message>
+        <source>The profile already open is kept.</source>
+        <translation>已打开的数据保持不变。</translation>
+    </message>
+    <message>
+        <source>Nothing could be loaded from {0}. {1}</source>
+        <translation>无法从 {0} 加载任何数据。{1}</translation>
+    </message>
+    <message>
+        <source>Loaded {0}</source>
+        <translation>已加载 {0}</translation>
+    </message>
+    <message>
         <source>{0} was not loaded: {1}</source>
         <translation>{0} 未加载：{1}</translation>
+    </message>
+    <message>
+        <source>Cluster: {0} — {1}</source>
+        <translation>集群：{0} — {1}</translation>
     </message>
     <message>
         <source>all ranks, {0} TFLOP/s</source>
@@ -2920,8 +3110,12 @@
         <translation>警告</translation>
     </message>
     <message>
-        <source>Cluster ({0} ranks)</source>
-        <translation>集群（{0} 个 rank）</translation>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Cluster ({0})</source>
+        <translation>集群（{0}）</translation>
     </message>
     <message>
         <source>rank {0} (+{1} %)</source>
@@ -2932,20 +3126,12 @@
         <translation>慢：{0}</translation>
     </message>
     <message>
-        <source>{0} ranks</source>
-        <translation>{0} 个 rank</translation>
-    </message>
-    <message>
-        <source>rank {0}</source>
-        <translation>rank {0}</translation>
-    </message>
-    <message>
-        <source>rank {0} (no id)</source>
-        <translation>rank {0}（无 rank 号）</translation>
-    </message>
-    <message>
         <source>not confirmed</source>
         <translation>未确认</translation>
+    </message>
+    <message>
+        <source>Click: every warning of this rank (Assumptions)</source>
+        <translation>点击：查看该 rank 的全部警告（假设页）</translation>
     </message>
     <message>
         <source>(slow)</source>
@@ -3115,6 +3301,37 @@
     </message>
 </context>
 <context>
+    <name>StartPage</name>
+    <message>
+        <source>Open a profile</source>
+        <translation>打开 Profiling 数据</translation>
+    </message>
+    <message>
+        <source>Drop a profiler folder anywhere on this window — a cluster root, *_ascend_pt rank folders, ASCEND_PROFILER_OUTPUT, msprof PROF_* folders — or PyTorch profiler traces (*.pt.trace.json, *.json.gz), or:</source>
+        <translation>将 Profiling 目录拖到此窗口任意位置——集群根目录、*_ascend_pt rank 目录、ASCEND_PROFILER_OUTPUT、msprof PROF_* 目录——或 PyTorch profiler trace（*.pt.trace.json、*.json.gz），或者：</translation>
+    </message>
+    <message>
+        <source>Open folder…</source>
+        <translation>打开目录…</translation>
+    </message>
+    <message>
+        <source>Open trace or db files…</source>
+        <translation>打开 trace 或 db 文件…</translation>
+    </message>
+    <message>
+        <source>Open the demo profile</source>
+        <translation>打开演示数据</translation>
+    </message>
+    <message>
+        <source>Recent</source>
+        <translation>最近打开</translation>
+    </message>
+    <message>
+        <source>Or work out an operator&apos;s MFU in the Calculator</source>
+        <translation>或者在计算器中计算单个算子的 MFU</translation>
+    </message>
+</context>
+<context>
     <name>StepBreakdownChart</name>
     <message>
         <source>rank</source>
@@ -3220,6 +3437,17 @@
     <message>
         <source>per step</source>
         <translation>每 step</translation>
+    </message>
+</context>
+<context>
+    <name>Wording</name>
+    <message>
+        <source>1 rank</source>
+        <translation>1 个 rank</translation>
+    </message>
+    <message>
+        <source>{0} ranks</source>
+        <translation>{0} 个 rank</translation>
     </message>
 </context>
 </TS>

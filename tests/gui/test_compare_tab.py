@@ -45,7 +45,8 @@ def test_compare_tab_shows_what_changed_and_exports(make_window, qtbot, slowed_c
     assert (rows["ratio"].round(6) == 1.5).all() and (rows["level"] == "same shape").all()
     for mfu, why in zip(rows["base_mfu"], rows["why"]):  # with an MFU: efficiency; without: time per call
         assert ("same shape, MFU" in why) if mfu == mfu else why == "same shape, 1.5× the time per call"
-    assert tab.card_step.full_value == "1×"  # the step trace did not change
+    # the step trace did not change: both times, and the verdict, with the unit
+    assert tab.card_step.full_value == "78.7 → 78.7 ms" and tab.card_step.full_detail.startswith("unchanged (+0.0 µs")
     assert tab.waterfall.labels[0] == "BASE step"
     written = tab.export_to(tmp_path / "export")
     names = {p.name for p in written}

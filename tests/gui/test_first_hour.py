@@ -84,8 +84,10 @@ def test_cluster_and_empty_folders_show_sentences_not_empty_axes(make_window, qt
     window.open_paths([empty])
     wait_idle(qtbot, window)
     text = window.profiler.info.label.text()
-    assert text.startswith("No rank could be loaded. No profiler ranks found")  # sentence case after the stop
-    assert window.profiler.steps_chart.page.showing_message
+    # sentence case after the stop; and the demo that was open is kept (never lose the user's work)
+    assert text.startswith("Nothing could be loaded from empty. No profiler ranks found")
+    assert text.endswith("The profile already open is kept.")
+    assert len(window.profiler.result.ranks) == 8 and window.profiler.paths[0].name == "demo"
 
 
 def test_no_visible_text_contains_a_path(make_window, qtbot):

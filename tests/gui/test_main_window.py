@@ -128,7 +128,8 @@ def test_dropping_a_file_or_nothing_gives_a_message_not_a_crash(make_window, qtb
     empty.mkdir()
     drop_on(window.tabs, [empty])
     wait_idle(qtbot, window)
-    assert "No rank could be loaded" in window.profiler.info.label.text()
+    assert window.profiler.info.label.text().startswith("Nothing could be loaded from empty. No profiler ranks")
+    assert window.profiler.pages.currentWidget() is window.profiler.start_page  # what to open instead
     window.open_paths([tmp_path / "missing"])
     assert "does not exist" in window.info.label.text()
 

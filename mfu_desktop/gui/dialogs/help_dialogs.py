@@ -1,4 +1,4 @@
-"""Help → Formulas and conventions, Help → About."""
+"""Help → Formulas and conventions, Help → Keyboard shortcuts, Help → About."""
 
 from __future__ import annotations
 
@@ -87,4 +87,27 @@ def about_dialog(parent: QWidget | None = None) -> MarkdownDialog:
     """The About box."""
     dialog = MarkdownDialog(QDialog.tr("About MFU Desktop"), about_text(), parent)
     dialog.resize(640, 360)
+    return dialog
+
+
+def shortcuts_markdown(shortcuts: list[tuple[str, str]]) -> str:
+    """Every shortcut as a Markdown table (where it is in the menus, the keys)."""
+    from PySide6.QtCore import QCoreApplication
+
+    title = QCoreApplication.translate("Help", "Keyboard shortcuts")
+    intro = QCoreApplication.translate("Help", "Every tab and every view of the Profiler tab has one; Ctrl+F finds "
+                                               "kernels and operator types in every open tab.")
+    command, keys = QCoreApplication.translate("Help", "Command"), QCoreApplication.translate("Help", "Keys")
+    lines = [f"# {title}", "", intro, "", f"| {command} | {keys} |", "|---|---|"]
+    lines += [f"| {where} | `{keys}` |" for where, keys in shortcuts]
+    return "\n".join(lines)
+
+
+def shortcuts_dialog(shortcuts: list[tuple[str, str]], parent: QWidget | None = None) -> MarkdownDialog:
+    """Help → Keyboard shortcuts."""
+    from PySide6.QtCore import QCoreApplication
+
+    dialog = MarkdownDialog(QCoreApplication.translate("Help", "Keyboard shortcuts"), shortcuts_markdown(shortcuts),
+                            parent)
+    dialog.resize(640, 720)
     return dialog

@@ -390,6 +390,15 @@ class DataFrameModel(QAbstractTableModel):
         hit = np.array([needle in label.lower() for label in col.labels] + [needle == ""], dtype=bool)
         return lookup(hit, col.codes)
 
+    def find_mask(self, needle: str, keys: Sequence[str]) -> np.ndarray:
+        """Rows where any of the text columns ``keys`` (those the table has) contains ``needle``."""
+        mask = np.zeros(len(self._frame), dtype=bool)
+        present = self.column_keys()
+        for key in keys:
+            if key in present and self._cols[present.index(key)].is_text:
+                mask |= self.text_mask(key, needle)
+        return mask
+
     def values_mask(self, key: str, allowed: set[str]) -> np.ndarray:
         """Rows whose text column is one of ``allowed``."""
         col = self._cols[self.column_keys().index(key)]

@@ -9,6 +9,7 @@ from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 
 from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.numbers import pct
+from mfu_desktop.gui.core_text import rank_count
 
 ROLE_KIND = Qt.ItemDataRole.UserRole + 1  # "root", "cluster", "rank", "failed"
 ROLE_INDEX = Qt.ItemDataRole.UserRole + 2  # position in FolderAnalysis.ranks / failures
@@ -20,11 +21,12 @@ class RankTreeModel(QStandardItemModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.setHorizontalHeaderLabels([self.tr("Rank"), self.tr("Chip"), self.tr("MFU"), self.tr("Tier"),
-                                        self.tr("Warnings")])
+                                        self.tr("Warnings"), self.tr("Source")])
 
     def set_analysis(self, result: FolderAnalysis) -> None:
         """Rebuild from an analysis."""
         self.removeRows(0, self.rowCount())
+        labels = result.labels() if result.ranks else []
         by_root: dict[str, list[int]] = {}
         for i, r in enumerate(result.ranks):
             by_root.setdefault(str(r.folder.root), []).append(i)
@@ -32,7 +34,7 @@ class RankTreeModel(QStandardItemModel):
         for i, f in enumerate(result.failures):
             failed_by_root.setdefault(str(f.folder.root), []).append(i)
         if len(result.ranks) > 1:  # one cluster node for every loaded rank, whatever root they came from
-            cluster = QStandardItem(self.tr("Cluster ({0} ranks)").format(len(result.ranks)))
+            cluster = QStandardItem(self.tr("Cluster ({0})").format(rank_count(len(result.ranks))))
             cluster.setData("cluster", ROLE_KIND)
             rate = result.cluster.rate
             mfu = pct(rate.mfu) if rate.mfu is not None else (
@@ -41,7 +43,7 @@ class RankTreeModel(QStandardItemModel):
             slow_text = ", ".join(self.tr("rank {0} (+{1} %)").format(r, f"{e * 100:.2g}")
                                   for r, e in result.cluster.slow_rank_excess())
             row = [cluster, QStandardItem(""), QStandardItem(mfu), QStandardItem(""),
-                   QStandardItem(self.tr("slow: {0}").format(slow_text) if slow else "")]
+                   QStandardItem(self.tr("slow: {0}").format(slow_text) if slow else ""), QStandardItem("")]
             for item in row:
                 item.setEditable(False)
             self.appendRow(row)
@@ -52,16 +54,16 @@ class RankTreeModel(QStandardItemModel):
             node = QStandardItem(Path(root).name or root)
             node.setToolTip(root)
             node.setData("root", ROLE_KIND)
-            extra = [QStandardItem(self.tr("{0} ranks").format(len(rank_ids))), QStandardItem(""), QStandardItem(""),
-                     QStandardItem(str(len(failed)) if failed else "")]
+            extra = [QStandardItem(rank_count(len(rank_ids))), QStandardItem(""), QStandardItem(""),
+                     QStandardItem(str(len(failed)) if failed else ""), QStandardItem("")]
             for item in (node, *extra):
                 item.setEditable(False)
             for i in rank_ids:
                 r = result.ranks[i]
                 s = r.summary
-                label = (self.tr("rank {0}") if s.rank >= 0 else self.tr("rank {0} (no id)")).format(s.rank)
-                item = QStandardItem(label)
-                item.setToolTip(str(r.folder.path))
+                name = labels[i]
+                item = QStandardItem(name.label)
+                item.setToolTip(f"{name.label}\n{name.source}\n{r.folder.path}")
                 item.setData("rank", ROLE_KIND)
                 item.setData(i, ROLE_INDEX)
                 mfu = pct(s.mfu_ops) if s.mfu_ops is not None else (
@@ -73,8 +75,12 @@ class RankTreeModel(QStandardItemModel):
                 rgb = (40, 160, 80) if s.tier.tier == 1 else (200, 140, 30) if s.tier.tier == 2 else (200, 70, 60)
                 tier.setForeground(QBrush(QColor(*rgb)))
                 warn = QStandardItem(f"⚠ {len(r.warnings)}" if r.warnings else "")
-                warn.setToolTip("\n".join(r.warnings[:20]))
-                row = [item, chip, QStandardItem(mfu), tier, warn]
+                warn.setToolTip("\n".join(r.warnings[:20]) + ("\n…" if len(r.warnings) > 20 else "")
+                                + "\n\n" + self.tr("Click: every warning of this rank (Assumptions)")
+                                if r.warnings else "")
+                source = QStandardItem(f"{name.format} · {name.level}" if name.level else name.format)
+                source.setToolTip(name.source)
+                row = [item, chip, QStandardItem(mfu), tier, warn, source]
                 if s.rank in result.cluster.slow:
                     item.setText(item.text() + "  " + self.tr("(slow)"))
                 for cell in row:
@@ -89,7 +95,7 @@ class RankTreeModel(QStandardItemModel):
                 item.setForeground(QBrush(QColor(200, 70, 60)))
                 reason = QStandardItem(f.reason)
                 reason.setToolTip(f.reason)
-                row = [item, QStandardItem(""), QStandardItem(""), QStandardItem(""), reason]
+                row = [item, QStandardItem(""), QStandardItem(""), QStandardItem(""), reason, QStandardItem("")]
                 for cell in row:
                     cell.setEditable(False)
                 node.appendRow(row)

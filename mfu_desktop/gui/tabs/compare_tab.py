@@ -9,18 +9,21 @@ for NEW's chip when the chips differ); the table lists every matched group with 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
 import pandas as pd
-from PySide6.QtCore import QCoreApplication, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
+    QStackedWidget,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -28,17 +31,19 @@ from PySide6.QtWidgets import (
 
 from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.cluster.folder import FolderAnalysis
+from mfu_desktop.core.cluster.rank_labels import distinct_tails
 from mfu_desktop.core.compare.comparison import Comparison, compare, table
 from mfu_desktop.core.compare.report import memory_rows
-from mfu_desktop.core.numbers import pct
+from mfu_desktop.core.numbers import pct, sig
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.pipeline.from_summary import analysis_from_summary
 from mfu_desktop.core.store.summaries import is_summary, read_summary
 from mfu_desktop.gui.charts.compare_charts import GroupScatter, PairedBarsChart, WaterfallChart
-from mfu_desktop.gui.core_text import sentences
+from mfu_desktop.gui.core_text import rank_count, sentences
+from mfu_desktop.gui.messages import MessageChannel
 from mfu_desktop.gui.models.dataframe_model import ColumnSpec, DataFrameModel, fmt_calls, fmt_number, fmt_pct, fmt_us
 from mfu_desktop.gui.table_view import TableView
-from mfu_desktop.gui.widgets import Card, InfoBar, scroll_page
+from mfu_desktop.gui.widgets import Card, scroll_page
 from mfu_desktop.gui.workers import JobRunner
 
 CHANNEL = "compare"
@@ -74,6 +79,8 @@ class CompareTab(QWidget):
 
     status_message = Signal(str)
     compared = Signal(object)  # Comparison
+    #: The user wants to choose NEW: ``True`` for trace or db files, ``False`` for a folder (the window asks).
+    choose_requested = Signal(bool)
 
     def __init__(self, catalog: ChipCatalog, runner: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -81,20 +88,25 @@ class CompareTab(QWidget):
         self.runner = runner
         self.base: FolderAnalysis | None = None
         self.base_name = ""
-        self.new_path: Path | None = None
+        self.base_roots: list[Path] = []
+        self.new_paths: list[Path] = []
         self.comparison: Comparison | None = None
         self.new: FolderAnalysis | None = None
+        #: Where a file dialog starts (the window gives its last folder).
+        self.start_folder: Callable[[], str] = lambda: str(Path.home())
         self._build()
 
     def _build(self) -> None:
         layout = QVBoxLayout(self)
-        self.info = InfoBar()
-        layout.addWidget(self.info)
+        self.info = MessageChannel(self.tr("Compare"), self)  # shown in the window's message area
         bar = QHBoxLayout()
         self.base_label = QLabel(self.tr("BASE: open a profile in the Profiler tab"))
         self.new_label = QLabel(self.tr("NEW: not chosen"))
         self.choose = QPushButton(self.tr("Choose NEW…"))
-        self.choose.clicked.connect(self.choose_new)
+        choose_menu = QMenu(self.choose)
+        choose_menu.addAction(self.tr("A folder…"), lambda: self.choose_requested.emit(False))
+        choose_menu.addAction(self.tr("Trace or db files…"), lambda: self.choose_requested.emit(True))
+        self.choose.setMenu(choose_menu)
         self.export_button = QPushButton(self.tr("Export…"))
         self.export_button.clicked.connect(self.export_dialog)
         self.export_button.setEnabled(False)
@@ -111,7 +123,7 @@ class CompareTab(QWidget):
         bar.addWidget(self.calibrate_button)
         layout.addLayout(bar)
         cards = QGridLayout()
-        self.card_step = Card(self.tr("Step time (µs per step)"))
+        self.card_step = Card(self.tr("Step time (mean per rank)"))
         self.card_ops = Card(self.tr("Operator MFU (算子达成率)"))
         self.card_mfu = Card(self.tr("End-to-end step MFU"))
         self.card_comm = Card(self.tr("Communication not overlapped"))
@@ -148,8 +160,47 @@ class CompareTab(QWidget):
         self.notes = QPlainTextEdit()
         self.notes.setReadOnly(True)
         self.tabs.addTab(self.notes, self.tr("Notes"))
-        layout.addWidget(self.tabs, 1)
+        self.pages = QStackedWidget()  # what to do first, until there is a comparison; then the comparison
+        self.pages.addWidget(self._build_empty_page())
+        self.pages.addWidget(self.tabs)
+        layout.addWidget(self.pages, 1)
         self._clear()
+
+    def _build_empty_page(self) -> QWidget:
+        """No comparison yet: how to get one (open BASE first, then choose NEW: a folder or files)."""
+        page = QWidget()
+        column = QVBoxLayout(page)
+        column.addStretch(1)
+        self.empty_text = QLabel("")
+        self.empty_text.setWordWrap(True)
+        self.empty_text.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_text.setStyleSheet("font-size: 11pt;")
+        column.addWidget(self.empty_text)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        self.empty_folder = QPushButton(self.tr("Choose a folder…"))
+        self.empty_folder.clicked.connect(lambda: self.choose_requested.emit(False))
+        self.empty_files = QPushButton(self.tr("Choose trace or db files…"))
+        self.empty_files.clicked.connect(lambda: self.choose_requested.emit(True))
+        row.addWidget(self.empty_folder)
+        row.addWidget(self.empty_files)
+        row.addStretch(1)
+        column.addLayout(row)
+        column.addStretch(2)
+        self._update_empty_page()
+        return page
+
+    def _update_empty_page(self) -> None:
+        """The empty page's sentence: open BASE first, or choose NEW."""
+        has_base = self.base is not None and bool(self.base.ranks)
+        self.empty_text.setText(
+            self.tr("Choose the NEW profile to compare {0} (BASE) with: a profiler folder, a cluster summary, or "
+                    "PyTorch profiler traces and profiler databases. Before/after a change, or one chip against "
+                    "another.").format(self.base_name) if has_base else
+            self.tr("Open the BASE profile in the Profiler tab first (File → Open folder, or drop it on the "
+                    "window); then choose the NEW profile here."))
+        for button in (self.empty_folder, self.empty_files):
+            button.setEnabled(has_base)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -159,28 +210,38 @@ class CompareTab(QWidget):
 
     # --- inputs -----------------------------------------------------------------------------
 
+    @property
+    def new_path(self) -> Path | None:
+        """The first path of NEW (``None`` until chosen)."""
+        return self.new_paths[0] if self.new_paths else None
+
     def set_base(self, result: FolderAnalysis, name: str) -> None:
         """The Profiler tab loaded a profile: it is BASE (a chosen NEW is compared again)."""
         self.base, self.base_name = result, name
-        self.base_label.setText(self.tr("BASE: {0} ({1} rank(s))").format(name, len(result.ranks)))
-        if self.new_path is not None:
+        self.base_roots = list(result.discovery.roots)
+        self.base_label.setText(self.tr("BASE: {0} ({1})").format(name, rank_count(len(result.ranks))))
+        self._update_empty_page()
+        if self.new_paths:
             self.run()
 
-    def choose_new(self) -> None:
-        """Ask for NEW (a profiler folder or a cluster summary), then compare."""
-        folder = QFileDialog.getExistingDirectory(self, self.tr("Choose the profile to compare with"), str(Path.home()))
-        if folder:
-            self.set_new(Path(folder))
+    def queue_new(self, paths: Path | list[Path]) -> None:
+        """Choose NEW (a folder, a summary, or trace/db files) without comparing yet (compared once BASE is loaded)."""
+        self.new_paths = [Path(p) for p in (paths if isinstance(paths, list | tuple) else [paths])]
+        self.new_label.setText(self.tr("NEW: {0}").format(", ".join(p.name for p in self.new_paths)))
 
-    def queue_new(self, path: Path) -> None:
-        """Choose NEW without comparing yet (it is compared when BASE is loaded)."""
-        self.new_path = Path(path)
-        self.new_label.setText(self.tr("NEW: {0}").format(self.new_path.name))
-
-    def set_new(self, path: Path) -> None:
-        """Compare BASE with the profile at ``path``."""
-        self.queue_new(path)
+    def set_new(self, paths: Path | list[Path]) -> None:
+        """Compare BASE with the profile at ``paths``."""
+        self.queue_new(paths)
         self.run()
+
+    def side_names(self) -> tuple[str, str]:
+        """BASE's and NEW's names, told apart when the folders share a name ("runs_a/demo" vs "runs_b/demo")."""
+        base = [Path(p) for p in self.base_roots] or [Path(self.base_name)]
+        new = self.new_paths
+        names = [", ".join(p.name for p in base), ", ".join(p.name for p in new)]
+        if names[0] == names[1] and len(base) == 1 and len(new) == 1 and base[0] != new[0]:
+            names = distinct_tails([base[0].as_posix(), new[0].as_posix()])
+        return names[0], names[1]
 
     # --- running ----------------------------------------------------------------------------
 
@@ -189,23 +250,23 @@ class CompareTab(QWidget):
         if self.base is None or not self.base.ranks:
             self.info.show_message(self.tr("Open the BASE profile in the Profiler tab first."))
             return
-        if self.new_path is None:
-            self.info.show_message(self.tr("Choose the NEW profile to compare with."))
+        if not self.new_paths:
+            self.pages.setCurrentIndex(0)  # its sentence says how to choose NEW
             return
-        base, path, catalog = self.base, self.new_path, self.catalog
-        base_name = self.base_name
+        base, paths, catalog = self.base, list(self.new_paths), self.catalog
+        base_name, new_name = self.side_names()
 
         def job(progress):
-            if is_summary(path):
-                new = analysis_from_summary(read_summary(path), catalog)
+            if len(paths) == 1 and is_summary(paths[0]):
+                new = analysis_from_summary(read_summary(paths[0]), catalog)
             else:
-                new = analyze_paths([path], base.options, catalog, progress)
+                new = analyze_paths(paths, base.options, catalog, progress)
             if not new.ranks:
-                raise ValueError(sentences(new.warnings[:3]) or f"no profiler rank in {path}")
-            return compare(base, new, catalog, base_label=f"BASE ({base_name})", new_label=f"NEW ({path.name})"), new
+                raise ValueError(sentences(new.warnings[:3]) or f"no profiler rank in {new_name}")
+            return compare(base, new, catalog, base_label=f"BASE ({base_name})", new_label=f"NEW ({new_name})"), new
 
         self.info.hide()
-        self.status_message.emit(self.tr("Comparing with {0}…").format(path.name))
+        self.status_message.emit(self.tr("Comparing with {0}…").format(new_name))
         self.runner.start(CHANNEL, job, self._compared, self._failed, label=self.tr("Comparing profiles"))
 
     def _failed(self, message: str) -> None:
@@ -213,7 +274,7 @@ class CompareTab(QWidget):
 
     def export_dialog(self) -> None:
         """Ask for a folder, then :meth:`export_to` it."""
-        folder = QFileDialog.getExistingDirectory(self, self.tr("Export the comparison to"), str(Path.home()))
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Export the comparison to"), self.start_folder())
         if folder:
             self.export_to(Path(folder))
 
@@ -225,7 +286,7 @@ class CompareTab(QWidget):
 
         if self.comparison is None:
             return []
-        profiles = [p for p in (self.new_path, *(self.base.discovery.roots if self.base else [])) if p]
+        profiles = [*self.new_paths, *(self.base.discovery.roots if self.base else [])]
         try:
             written = export_comparison(self.comparison, folder, profiles)
             for name, chart in (("waterfall", self.waterfall), ("top_changes", self.paired),
@@ -241,6 +302,7 @@ class CompareTab(QWidget):
     def _compared(self, result: tuple[Comparison, FolderAnalysis]) -> None:
         comparison, self.new = result
         self.comparison = comparison
+        self.pages.setCurrentWidget(self.tabs)
         self.export_button.setEnabled(True)
         self.calibrate_button.setEnabled(comparison.chip_vs_chip and self.new.summary_root is None
                                          and self.base is not None and self.base.summary_root is None)
@@ -261,7 +323,7 @@ class CompareTab(QWidget):
         except LookupError as exc:
             self.info.show_message(str(exc))
             return
-        fitted_on = f"{self.base_name} vs {self.new_path.name if self.new_path else 'NEW'}, {date.today().isoformat()}"
+        fitted_on = f"{self.base_name} vs {self.side_names()[1] or 'NEW'}, {date.today().isoformat()}"
 
         def job(progress):
             return calibrate_and_save(rank_inputs(base), rank_inputs(new), source, target, fitted_on)
@@ -289,8 +351,13 @@ class CompareTab(QWidget):
         base_step, new_step = c.base.values.get("step_time_us"), c.new.values.get("step_time_us")
         delta = c.step_delta()
         if base_step and new_step:
-            self.card_step.set(f"{base_step / new_step:.3g}×", self.tr("speed-up: {0} → {1} µs ({2:+,.1f})").format(
-                f"{base_step:,.1f}", f"{new_step:,.1f}", delta["step_time_us"]))
+            ratio = base_step / new_step
+            verdict = (self.tr("NEW is {0}× faster").format(f"{ratio:.3g}") if ratio > 1.0005 else
+                       self.tr("NEW is {0}× slower").format(f"{1 / ratio:.3g}") if ratio < 0.9995 else
+                       self.tr("unchanged"))
+            self.card_step.set(f"{sig(base_step / 1000, group=True)} → {sig(new_step / 1000, group=True)} ms",
+                               self.tr("{0} ({1} µs per step)").format(verdict, f"{delta['step_time_us']:+,.1f}"),
+                               small=True)
         else:
             self.card_step.set("–", self.tr("no step trace on one side"))
         self.card_ops.set(f"{_p(c.base.mfu_ops)} → {_p(c.new.mfu_ops)}", self.tr("BASE → NEW"), small=True)
@@ -312,8 +379,11 @@ class CompareTab(QWidget):
         self.waterfall.set_data(base_step, c.waterfall(), new_step)
         self.paired.set_data(rows)
         self.scatter.set_data(rows)
-        steps = pd.DataFrame([{"": label, "BASE": a, "NEW": b, "Δ": d} for label, a, b, d in _step_lines(c)])
-        self.step_model.set_frame(steps)
+        steps = pd.DataFrame([{"what": label, "base": a, "new": b, "delta": d} for label, a, b, d in _step_lines(c)])
+        self.step_model.set_frame(steps, [
+            ColumnSpec("what", self.tr("Per step, mean per rank")),
+            ColumnSpec("base", self.tr("BASE (µs, or %)")), ColumnSpec("new", self.tr("NEW (µs, or %)")),
+            ColumnSpec("delta", self.tr("Δ NEW − BASE (µs)"))])
         self.memory_model.set_frame(self._memory_frame(c))
         self.notes.setPlainText("\n".join(c.notes))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -45,6 +46,7 @@ from mfu_desktop.core.report.prediction_rows import (
 )
 from mfu_desktop.gui.charts.prediction_charts import PredictedStepChart, RelativePerformanceChart
 from mfu_desktop.gui.core_text import basis_text
+from mfu_desktop.gui.messages import MessageChannel
 from mfu_desktop.gui.models.dataframe_model import (
     ColumnSpec,
     DataFrameModel,
@@ -56,7 +58,6 @@ from mfu_desktop.gui.models.dataframe_model import (
 from mfu_desktop.gui.models.rules_model import RulesModel
 from mfu_desktop.gui.staging import Stager
 from mfu_desktop.gui.table_view import TableView
-from mfu_desktop.gui.widgets import InfoBar
 from mfu_desktop.gui.workers import JobRunner
 
 translate = QCoreApplication.translate  # module-level helpers use the "Columns" context
@@ -80,13 +81,14 @@ class PredictionTab(QWidget):
         self.runner = runner
         self.analysis: FolderAnalysis | None = None
         self.prediction: Prediction | None = None
+        #: Where a file dialog starts (the window gives its last folder).
+        self.start_folder: Callable[[], str] = lambda: str(Path.home())
         self._build()
 
     def _build(self) -> None:
         """The tab: an info bar over the inputs (source, targets, rules) and the results."""
         layout = QVBoxLayout(self)
-        self.info = InfoBar()
-        layout.addWidget(self.info)
+        self.info = MessageChannel(self.tr("Prediction"), self)  # shown in the window's message area
         splitter = QSplitter(Qt.Orientation.Horizontal)
         layout.addWidget(splitter, 1)
         splitter.addWidget(self._build_inputs())
@@ -126,6 +128,9 @@ class PredictionTab(QWidget):
         self.export_button.clicked.connect(self.export_dialog)
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.export_button)
+        for button in (self.run_button, self.export_button):  # nothing to predict until a profile is loaded
+            button.setEnabled(False)
+            button.setToolTip(self.tr("Load a profile first: the Profiler tab, or drop a folder on the window"))
         left_layout.addLayout(buttons)
         return left
 
@@ -168,6 +173,11 @@ class PredictionTab(QWidget):
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
+        self.empty_hint = QLabel(self.tr("Load a profile in the Profiler tab (or drop a folder on the window): its "
+                                         "kernels are then predicted on the target chips checked on the left."))
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.setStyleSheet("font-size: 11pt; padding: 8px;")
+        right_layout.addWidget(self.empty_hint)
         self.summary_model = DataFrameModel(parent=self)
         self.summary_view = TableView()
         self.summary_view.setModel(self.summary_model)
@@ -288,6 +298,10 @@ class PredictionTab(QWidget):
         """
         self.analysis = analysis
         self.prediction = None
+        self.run_button.setEnabled(bool(analysis.ranks))
+        self.run_button.setToolTip("")
+        self.export_button.setEnabled(False)
+        self.empty_hint.setVisible(not analysis.ranks)
         self._deferred = analysis.summary_root is not None and not self.isVisible()
         if not self._deferred:
             self._rerun.start()
@@ -352,6 +366,8 @@ class PredictionTab(QWidget):
     def _predicted(self, result) -> None:
         prediction, summary, table, steps = result
         self.prediction = prediction
+        self.export_button.setEnabled(True)
+        self.export_button.setToolTip("")
         self.summary_model.set_prepared(table)
         self.detail_model.set_frame(pd.DataFrame())
         self._stager.later(lambda: self._show_charts(prediction, summary, steps))
@@ -437,7 +453,7 @@ class PredictionTab(QWidget):
 
     def export_dialog(self) -> None:
         """Ask for a folder and write the two CSV files there."""
-        folder = QFileDialog.getExistingDirectory(self, self.tr("Export prediction CSV files to"))
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Export prediction CSV files to"), self.start_folder())
         if folder:
             self.export_to(Path(folder))
 

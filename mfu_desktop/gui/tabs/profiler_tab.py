@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QSplitter,
+    QStackedWidget,
     QTabWidget,
     QTextBrowser,
     QTreeView,
@@ -61,7 +62,8 @@ from mfu_desktop.gui.charts.profile_charts import (
     scatter_points,
 )
 from mfu_desktop.gui.charts.roofline_chart import RooflineChart, cluster_view, rank_view
-from mfu_desktop.gui.core_text import ct, derivation_markdown, sentences
+from mfu_desktop.gui.core_text import ct, derivation_markdown, rank_count, sentences
+from mfu_desktop.gui.messages import MessageChannel
 from mfu_desktop.gui.models.dataframe_model import DataFrameModel, prepare_table
 from mfu_desktop.gui.models.profile_columns import (
     AGGREGATE_PRESETS,
@@ -73,10 +75,11 @@ from mfu_desktop.gui.models.profile_columns import (
 )
 from mfu_desktop.gui.models.rank_tree import ROLE_INDEX, ROLE_KIND, RankTreeModel, short_chip
 from mfu_desktop.gui.staging import Stager
+from mfu_desktop.gui.start_page import StartPage
 from mfu_desktop.gui.table_view import TableView
 from mfu_desktop.gui.views.base import ProfilerView, SelectionBus, ViewContext
 from mfu_desktop.gui.views.registry import view_classes
-from mfu_desktop.gui.widgets import Card, InfoBar, scroll_page
+from mfu_desktop.gui.widgets import Card, scroll_page
 from mfu_desktop.gui.workers import JobRunner
 
 CHANNEL = "profile"
@@ -114,6 +117,7 @@ class ProfilerTab(QWidget):
         self._stage = 0  # generation of the staged rank display
         self._stager = Stager(self)
         self._load_token = 0  # the latest requested load; an older scheduled start is dropped
+        self._kept_paths: list[Path] = []  # the paths of the profile shown (restored when a new load fails)
         self._views: dict[int, object] = {}  # prepared kernel tables by id(RankAnalysis), for this result
         self._full: list[int] = []  # summary mode: indices of ranks whose full data is loaded, oldest first
         self._build()
@@ -123,10 +127,13 @@ class ProfilerTab(QWidget):
     def _build(self) -> None:
         """The tab: an info bar over the rank tree and the detail pane, then the detail pane's pages."""
         layout = QVBoxLayout(self)
-        self.info = InfoBar()
-        layout.addWidget(self.info)
+        self.info = MessageChannel(self.tr("Profiler"), self)  # shown in the window's message area
+        self.pages = QStackedWidget()  # the start page until a profile is loaded, then the profile
+        layout.addWidget(self.pages, 1)
+        self.start_page = StartPage()
+        self.pages.addWidget(self.start_page)
         self.splitter = splitter = QSplitter(Qt.Orientation.Horizontal)
-        layout.addWidget(splitter, 1)
+        self.pages.addWidget(splitter)
         splitter.addWidget(self._build_tree_pane())
         splitter.addWidget(self._build_detail_pane())
         splitter.setStretchFactor(1, 1)
@@ -166,23 +173,17 @@ class ProfilerTab(QWidget):
             self.view_pages[view.name] = view
 
     def _build_tree_pane(self) -> QWidget:
-        """The left pane: the drop hint over the tree of loaded ranks."""
+        """The left pane: the tree of loaded ranks (the start page says what to drop before there is one)."""
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
-        self.hint = QLabel(
-            self.tr(
-                "Drag a profiler folder here (a cluster root, *_ascend_pt rank folders, "
-                "ASCEND_PROFILER_OUTPUT, or PyTorch profiler traces *.pt.trace.json), or use File → Open folder."
-            )
-        )
-        self.hint.setWordWrap(True)
-        left_layout.addWidget(self.hint)
         self.tree_model = RankTreeModel(self)
         self.tree = QTreeView()
         self.tree.setModel(self.tree_model)
         self.tree.setUniformRowHeights(True)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long trace name never pushes MFU off-screen
         self.tree.selectionModel().currentChanged.connect(self._tree_selected)
+        self.tree.clicked.connect(self._tree_clicked)
         left_layout.addWidget(self.tree, 1)
         return left
 
@@ -334,6 +335,7 @@ class ProfilerTab(QWidget):
         self.group_chip.clicked.connect(lambda: self.set_group_filter(None))
         self._group: tuple[str, str | None] | None = None
         self._shown_kernel: int | None = None  # the kernel whose derivation is shown (frame position)
+        self._find = ""  # Ctrl+F's text: kernels whose name or type contains it
         filters.addWidget(self.group_chip)
         self.kernel_count = QLabel("")
         filters.addWidget(self.kernel_count)
@@ -492,6 +494,8 @@ class ProfilerTab(QWidget):
         The job starts one display step later, so the tab (often shown for the first time
         right now) paints before the parser threads take the CPU.
         """
+        if self.has_profile():
+            self._kept_paths = list(self.paths)  # what comes back if the new paths give nothing
         self.paths = [Path(p) for p in paths]
         self.runner.cancel(CHANNEL)  # a load in progress is superseded at once
         self._load_token += 1
@@ -516,10 +520,31 @@ class ProfilerTab(QWidget):
             job = lambda progress: analyze_paths(paths, options, catalog, progress)  # noqa: E731
         self.runner.start(CHANNEL, job, self._loaded, self._failed, label=self.tr("Analysing profile"))
 
+    def has_profile(self) -> bool:
+        """True while a profile with at least one rank is shown."""
+        return self.result is not None and bool(self.result.ranks)
+
     def _failed(self, message: str) -> None:
-        self.info.show_message(self.tr("The analysis failed: {0}").format(message))
+        self._keep_session(self.tr("The analysis failed: {0}").format(message))
+
+    def _keep_session(self, problem: str) -> None:
+        """A load gave nothing: say why, and keep the profile that was open (never lose the user's work)."""
+        if self.has_profile():
+            self.paths = list(self._kept_paths)
+            self.info.show_message(problem + " " + self.tr("The profile already open is kept."))
+        else:
+            self.pages.setCurrentWidget(self.start_page)
+            self.info.show_message(problem)
+        self.status_message.emit("")
 
     def _loaded(self, result: FolderAnalysis) -> None:
+        if not result.ranks and (self.has_profile() or self.result is None):
+            names = ", ".join(p.name for p in self.paths)
+            self._keep_session(self.tr("Nothing could be loaded from {0}. {1}").format(
+                names, sentences(result.warnings[:3])))
+            return
+        self._kept_paths = list(self.paths)
+        self.pages.setCurrentWidget(self.splitter)
         self.result = result
         self._views = {}
         self._full = []
@@ -529,17 +554,15 @@ class ProfilerTab(QWidget):
         self.tree_model.set_analysis(result)
         self.tree.expandAll()
         self.loaded.emit(result)
-        self.status_message.emit(self.tr("Loaded {0} rank(s)").format(len(result.ranks)))
+        self.status_message.emit(self.tr("Loaded {0}").format(rank_count(len(result.ranks))))
         self._later(lambda: self._show_loaded(result))
 
     def _show_loaded(self, result: FolderAnalysis) -> None:
         """Second step of a new result: column widths, messages, then the first view."""
         if result is not self.result:
             return
-        for col in range(self.tree_model.columnCount()):
-            self.tree.resizeColumnToContents(col)
+        self.fit_tree_columns()
         self.heat_map.set_data(result.cluster.table if result.ranks else None, self.rank_names())
-        self.hint.setVisible(not result.ranks)
         if not result.ranks:
             self.info.show_message(self.tr("No rank could be loaded. {0}").format(sentences(result.warnings)))
             self._show_rank(None)
@@ -547,6 +570,19 @@ class ProfilerTab(QWidget):
             problems = list(result.warnings)
             self.info.show_message(sentences(problems[:3]) + (" …" if len(problems) > 3 else ""))
             self._later(lambda: self._select_initial(result))
+
+    def fit_tree_columns(self) -> None:
+        """Columns to their contents, the rank names at most ~45 % of the tree (shortened in the middle)."""
+        for col in range(self.tree_model.columnCount()):
+            self.tree.resizeColumnToContents(col)
+        cap = max(int(self.tree.viewport().width() * 0.45), 120)
+        if self.tree.columnWidth(0) > cap:
+            self.tree.setColumnWidth(0, cap)
+
+    def _tree_clicked(self, index: QModelIndex) -> None:
+        """A click on a rank's "⚠ N": its warnings, every one, on the Assumptions page."""
+        if index.column() == 4 and index.siblingAtColumn(0).data(ROLE_KIND) == "rank" and index.data():
+            self.tabs.setCurrentWidget(self.assumptions_page)
 
     def _later(self, fn) -> None:
         """One step of the staged display (see :mod:`mfu_desktop.gui.staging`)."""
@@ -615,7 +651,7 @@ class ProfilerTab(QWidget):
         cluster = self.result.cluster
         rate = cluster.rate
         roots = self.result.discovery.roots
-        self._set_title(self.tr("Cluster: {0} ranks — {1}").format(len(self.result.ranks),
+        self._set_title(self.tr("Cluster: {0} — {1}").format(rank_count(len(self.result.ranks)),
                                                                   ", ".join(p.name for p in roots)),
                         "\n".join(str(p) for p in roots))
         mfu = (
@@ -1000,6 +1036,8 @@ class ProfilerTab(QWidget):
             mask &= model.values_mask("status", {self.filter_status.currentData()})
         if self.filter_class.currentData():
             mask &= model.values_mask("klass", {self.filter_class.currentData()})
+        if self._find:
+            mask &= model.find_mask(self._find, (C.NAME, C.OP_TYPE))
         if self._group is not None and self.current is not None and model.frame is self.current.kernels:
             group = np.zeros(len(model.frame), dtype=bool)
             group[group_rows(model.frame, *self._group)] = True
@@ -1010,6 +1048,14 @@ class ProfilerTab(QWidget):
             self.tr("{0} of {1} kernels").format(f"{model.rowCount():,}", f"{len(model.frame):,}")
         )
         self._follow_selection(shown)
+
+    def find_kernels(self, text: str) -> int | None:
+        """Ctrl+F: the kernels whose name or type contains ``text``; how many (``None``: no kernel table)."""
+        self._find = text
+        if self.kernel_model.frame.empty:
+            return None
+        self._apply_filters()
+        return self.kernel_model.rowCount()
 
     def _follow_selection(self, source_row: int | None) -> None:
         """After a filter: the kernel the derivation shows stays selected when visible, else the pane is cleared."""
