@@ -59,6 +59,12 @@ def pct(fraction: float | None, figures: int = RESULT_SIG_FIGS) -> str:
     return f"{sig(fraction * 100.0, figures)} %"
 
 
+def pct_range(lo: float | None, hi: float | None, figures: int = RESULT_SIG_FIGS) -> str:
+    """A range of fractions as percentages ("12.3 %–14.8 %"); one value when both ends print alike ("0.972 %")."""
+    low, high = pct(lo, figures), pct(hi, figures)
+    return low if low == high else f"{low}–{high}"
+
+
 def calls(value: float | int | None) -> str:
     """Format a call count, which is per step and so may be fractional ("4", "2.5", "1,024")."""
     if value is None or (isinstance(value, float) and math.isnan(value)):

@@ -361,6 +361,22 @@
         <translation>带宽利用率</translation>
     </message>
     <message>
+        <source>FLOPs per token</source>
+        <translation>每 token FLOPs</translation>
+    </message>
+    <message>
+        <source>MFU (with attention)</source>
+        <translation>MFU（含 attention）</translation>
+    </message>
+    <message>
+        <source>Tokens/s needed</source>
+        <translation>所需 tokens/s</translation>
+    </message>
+    <message>
+        <source>Step time needed</source>
+        <translation>所需 step 耗时</translation>
+    </message>
+    <message>
         <source>{0} HBM bandwidth (chip catalog)</source>
         <translation>{0} 的 HBM 带宽（芯片目录）</translation>
     </message>
@@ -439,6 +455,14 @@
     <message>
         <source>with attention; HFU {0}</source>
         <translation>含注意力；HFU {0}</translation>
+    </message>
+    <message>
+        <source>MFU {0} is impossible (above 100 %). Tokens/s are for the whole job: at 100 % it would take at least {1} accelerators, not {2} — check the accelerator count, then the tokens/s (or the global batch and step time) and the peak ({3} TFLOP/s per accelerator).</source>
+        <translation>MFU {0} 不可能（超过 100 %）。tokens/s 是整个作业的：即使 100 % 也至少需要 {1} 张卡，而不是 {2} 张——请先检查加速卡数量，再检查 tokens/s（或全局 batch 与 step 耗时）以及峰值（每卡 {3} TFLOP/s）。</translation>
+    </message>
+    <message>
+        <source>MFU {0} is impossible (above 100 %): the time is likely too short — is it in {1}, and for one call (calls per iteration: {2})? Then check the shapes (a transpose) and the peak (chip, dtype).</source>
+        <translation>MFU {0} 不可能（超过 100 %）：耗时很可能偏短——单位是 {1} 吗？是单次调用的耗时吗（每迭代调用次数：{2}）？再检查 shape（是否转置）和峰值（芯片、数据类型）。</translation>
     </message>
     <message>
         <source>input shapes</source>
@@ -2821,6 +2845,10 @@
         <translation>已复制 {0}</translation>
     </message>
     <message>
+        <source>chip not confirmed — set it in Assumptions</source>
+        <translation>芯片未确认——请在“假设”中设置</translation>
+    </message>
+    <message>
         <source>step {0} ms, mean of {1} step(s)</source>
         <translation>step {0} ms（{1} 个 step 的平均）</translation>
     </message>
@@ -2839,6 +2867,18 @@
     <message>
         <source>Loaded {0}</source>
         <translation>已加载 {0}</translation>
+    </message>
+    <message>
+        <source>Set the chip…</source>
+        <translation>设置芯片…</translation>
+    </message>
+    <message>
+        <source>every rank</source>
+        <translation>所有 rank</translation>
+    </message>
+    <message>
+        <source>The profile does not confirm the chip of {0}: every MFU is a range over the chips it could be{1}. Set the chip in Assumptions for one figure.</source>
+        <translation>Profiling 数据无法确认 {0} 的芯片：每个 MFU 都是可能芯片之间的范围{1}。在“假设”中设置芯片即可得到单一数值。</translation>
     </message>
     <message>
         <source>{0} was not loaded: {1}</source>
@@ -2897,10 +2937,6 @@
         <translation>{1} 个计入算子，{0} TFLOP/s</translation>
     </message>
     <message>
-        <source>chip not confirmed</source>
-        <translation>芯片未确认</translation>
-    </message>
-    <message>
         <source>no FLOPs-based MFU</source>
         <translation>无基于 FLOPs 的 MFU</translation>
     </message>
@@ -2915,6 +2951,10 @@
     <message>
         <source>a PyTorch profiler trace has no hardware counters</source>
         <translation>PyTorch profiler trace 不含硬件计数器</translation>
+    </message>
+    <message>
+        <source>not confirmed — set it in Assumptions</source>
+        <translation>未确认——请在“假设”中设置</translation>
     </message>
     <message>
         <source>preparing {0} kernels…</source>
@@ -2939,6 +2979,10 @@
     <message>
         <source>the rank&apos;s kernels could not be read: {0}</source>
         <translation>无法读取该 rank 的算子：{0}</translation>
+    </message>
+    <message>
+        <source>MFU per kernel needs the chip, which the profile does not confirm: set it in Assumptions (the cards show the range over the chips it could be).</source>
+        <translation>各算子 MFU 需要确定芯片，而 Profiling 数据无法确认：请在“假设”中设置（卡片显示的是可能芯片之间的范围）。</translation>
     </message>
     <message>
         <source>rank {0}: {1} — {2}</source>

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from PySide6.QtGui import QGuiApplication
 
@@ -160,3 +162,33 @@ def test_prefill_a_memory_bound_kernel(calc, qtbot):
     calc.prefill(prefill)
     assert calc.kind.currentData() == "memory" and calc.fields["mem_type"].text() == "RmsNorm"
     assert calc.card_flops.value.text() == "67,133,440"
+
+
+def test_whole_model_mode_opens_on_sensible_numbers_with_its_own_titles(calc, qtbot):
+    choose(calc.kind, "model")
+    calc.recompute()
+    captions = [c.caption.text() for c in (calc.card_flops, calc.card_achieved, calc.card_mfu)]
+    assert captions == ["FLOPs per token", "MFU without attention", "MFU (with attention)"]
+    peak = float(calc.peak.text())  # 910B2 BF16, from the catalog
+    # 6N + 12·L·H·Q·T = 6 × 6.7e9 + 12 × 32 × 32 × 128 × 4096 = 40.2e9 + 6.442e9 FLOPs per token,
+    # × 22,400 tokens/s over 8 accelerators × peak
+    per_token = 6 * 6.7e9 + 12 * 32 * 32 * 128 * 4096
+    expected = per_token * 22_400 / (8 * peak * 1e12)
+    assert calc.card_mfu.value.text() == pct(expected) and 0.2 < expected < 0.6
+    assert calc.problems.text() == ""
+    type_into(qtbot, calc.chips_count, "1")
+    calc.recompute()
+    # 8× the MFU on one accelerator: impossible, and the message names the input (ceil(8 × MFU) accelerators)
+    assert calc.card_mfu.value.text() == pct(expected * 8)
+    assert f"at least {math.ceil(expected * 8)} accelerators, not 1" in calc.problems.text()
+    type_into(qtbot, calc.fields["md_target"], "0.5")
+    calc.recompute()
+    assert [c.caption.text() for c in (calc.card_achieved, calc.card_mfu)] == ["Tokens/s needed", "Step time needed"]
+
+
+def test_an_impossible_operator_mfu_names_the_time(calc, qtbot):
+    choose(calc.kind, "gemm")
+    type_into(qtbot, calc.time, "1")  # 4096 × 1024 × 6144 GEMM in 1 µs: far above any peak
+    choose(calc.unit, "µs")
+    calc.recompute()
+    assert "the time is likely too short — is it in µs, and for one call" in calc.problems.text()

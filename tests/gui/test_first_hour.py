@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 
 from tests.gui.conftest import wait_idle
 from tests.helpers import kernel_row, make_rank
@@ -103,3 +104,25 @@ def test_no_visible_text_contains_a_path(make_window, qtbot):
         if label.isVisible():
             assert parent not in label.text(), label.text()
     assert window.profiler.title.text().startswith("Rank 5 — node0_")
+
+
+def test_an_unconfirmed_chip_says_so_once_with_the_action_and_setting_it_keeps_the_rank(make_window, qtbot, tmp_path):
+    window = make_window("--lang", "en")
+    window.open_paths([unconfirmed_profile(tmp_path / "p")])
+    wait_idle(qtbot, window)
+    profiler = window.profiler
+    assert profiler.select_rank(1)
+    wait_idle(qtbot, window)
+    card = profiler.info.card
+    assert profiler.info.text().startswith("The profile does not confirm the chip of every rank")
+    assert card.action.isVisibleTo(card) and card.action.text() == "Set the chip…"
+    assert "–" in profiler.card_ops.full_value and "set it in Assumptions" in profiler.card_ops.full_detail
+    assert profiler.card_tier.full_value == f"T1: {profiler.card_ops.full_value}"  # not "T1: –"
+    assert "set it in Assumptions" in profiler.scatter.page.message.text()
+    qtbot.mouseClick(card.action, Qt.MouseButton.LeftButton)
+    assert profiler.tabs.currentWidget() is profiler.assumptions_page
+    profiler.chip_choice.hidePopup()
+    profiler.chip_choice.setCurrentIndex(profiler.chip_choice.findData("Huawei Ascend 910B2"))
+    wait_idle(qtbot, window)
+    assert profiler.current is not None and profiler.current.rank == 1  # the tree kept rank 1, not the cluster
+    assert "–" not in profiler.card_ops.full_value and profiler.info.text() == ""

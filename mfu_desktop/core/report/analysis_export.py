@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.numbers import calls, pct, sig
+from mfu_desktop.core.numbers import calls, pct, pct_range, sig
 from mfu_desktop.core.writing import (
     XLSX_MAX_ROWS,
     forbid_inside,
@@ -47,9 +47,9 @@ def markdown_summary(result: object) -> str:
     for r in ranks:
         s = r.summary
         mfu = _fmt(s.mfu_ops, "pct") if s.mfu_ops is not None else (
-            f"{pct(s.mfu_ops_range[0])}–{pct(s.mfu_ops_range[1])}" if s.mfu_ops_range else "–")
+            pct_range(*s.mfu_ops_range) if s.mfu_ops_range else "–")
         step = _fmt(s.mfu_step, "pct") if s.mfu_step is not None else (
-            f"{pct(s.mfu_step_range[0])}–{pct(s.mfu_step_range[1])}" if s.mfu_step_range else "–")
+            pct_range(*s.mfu_step_range) if s.mfu_step_range else "–")
         lines.append(f"| {s.rank} | {s.chip or 'not confirmed'} | {s.kernels} | {s.countable_kernels} | {s.steps} | "
                      f"{_fmt(s.step_time_us)} | {_fmt(s.achieved_tflops)} | {mfu} | {step} | "
                      f"{_fmt(s.cube_utilization, 'pct')} | "

@@ -145,8 +145,8 @@ def kernel_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
 
 #: The kernel table's column presets (the column chooser), each a list of column keys.
 KERNEL_PRESETS: dict[str, list[str] | None] = {
-    "Essentials": [C.NAME, C.OP_TYPE, C.DURATION_US, "mfu", "bw_util", "lost_us", "bound", C.INPUT_SHAPES,
-                   "dtype", "status", C.STEP_ID],
+    "Essentials": [C.NAME, C.OP_TYPE, C.DURATION_US, "mfu", "mfu_lo", "mfu_hi", "bw_util", "lost_us", "bound",
+                   C.INPUT_SHAPES, "dtype", "status", C.STEP_ID],
     "Roofline": [C.NAME, C.OP_TYPE, C.DURATION_US, "flops", "bytes", "intensity", "achieved_tflops", "peak_tflops",
                  "achieved_gbs", "mfu", "bw_util", "bound", "attainable_us", "lost_us"],
     "Hardware counters": [C.NAME, C.OP_TYPE, C.DURATION_US, C.CORE_TYPE, C.BLOCK_DIM, C.MIX_BLOCK_DIM,

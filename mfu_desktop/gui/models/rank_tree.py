@@ -8,7 +8,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 
 from mfu_desktop.core.cluster.folder import FolderAnalysis
-from mfu_desktop.core.numbers import pct
+from mfu_desktop.core.numbers import pct, pct_range
 from mfu_desktop.gui.core_text import rank_count
 
 ROLE_KIND = Qt.ItemDataRole.UserRole + 1  # "root", "cluster", "rank", "failed"
@@ -38,7 +38,7 @@ class RankTreeModel(QStandardItemModel):
             cluster.setData("cluster", ROLE_KIND)
             rate = result.cluster.rate
             mfu = pct(rate.mfu) if rate.mfu is not None else (
-                f"{pct(rate.mfu_range[0])}–{pct(rate.mfu_range[1])}" if rate.mfu_range else "–")
+                pct_range(*rate.mfu_range) if rate.mfu_range else "–")
             slow = result.cluster.slow
             slow_text = ", ".join(self.tr("rank {0} (+{1} %)").format(r, f"{e * 100:.2g}")
                                   for r, e in result.cluster.slow_rank_excess())
@@ -67,7 +67,7 @@ class RankTreeModel(QStandardItemModel):
                 item.setData("rank", ROLE_KIND)
                 item.setData(i, ROLE_INDEX)
                 mfu = pct(s.mfu_ops) if s.mfu_ops is not None else (
-                    f"{pct(s.mfu_ops_range[0])}–{pct(s.mfu_ops_range[1])}" if s.mfu_ops_range else "–")
+                    pct_range(*s.mfu_ops_range) if s.mfu_ops_range else "–")
                 chip = QStandardItem(rank_chip_label(r.folder.vendor, s.chip, self.tr("not confirmed")))
                 chip.setToolTip(f"{r.folder.vendor} · {r.folder.reader}\n{s.chip or ''}\n{s.peak_source}".strip())
                 tier = QStandardItem(f"T{s.tier.tier}")

@@ -6,6 +6,8 @@ module only parses fields, marks invalid ones and shows the engine's derivation.
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
@@ -290,10 +292,11 @@ class CalculatorTab(QWidget):
     def _model_form(self) -> QWidget:
         box = QGroupBox(self.tr("Whole model"))
         form = QFormLayout(box)
-        specs = [("md_params", "float", self.tr("Parameters N (active)"), "540e9"),
-                 ("md_layers", "int", self.tr("Layers L"), "118"), ("md_heads", "int", self.tr("Heads H"), "48"),
-                 ("md_head_dim", "int", self.tr("Head dim Q"), "256"), ("md_seq", "int", self.tr("Sequence T"), "2048"),
-                 ("md_tokens", "float", self.tr("Tokens/s (whole job)"), "238.3e3"),
+        # a 7B dense model on 8 accelerators (the default count) at ~2,800 tokens/s each: an MFU users recognise
+        specs = [("md_params", "float", self.tr("Parameters N (active)"), "6.7e9"),
+                 ("md_layers", "int", self.tr("Layers L"), "32"), ("md_heads", "int", self.tr("Heads H"), "32"),
+                 ("md_head_dim", "int", self.tr("Head dim Q"), "128"), ("md_seq", "int", self.tr("Sequence T"), "4096"),
+                 ("md_tokens", "float", self.tr("Tokens/s (whole job)"), "22400"),
                  ("md_batch", "float", self.tr("or: global batch (sequences)"), ""),
                  ("md_step", "float", self.tr("and step time (s)"), ""),
                  ("md_remat_fraction", "nonneg_float", self.tr("Recomputed share of 2N (HFU)"), "0.75"),
@@ -382,14 +385,17 @@ class CalculatorTab(QWidget):
             w.setVisible(not is_memory)
         for w in (self.bandwidth, self.bandwidth_label, self.bandwidth_source):
             w.setVisible(is_memory)
-        self._card_captions(is_memory)
+        self._card_captions("memory" if is_memory else "model" if is_model else "operator")
         self.fa_backward_count.setEnabled(kind == "fa_bwd")
         self.schedule()
 
-    def _card_captions(self, memory: bool) -> None:
-        """The result cards name bandwidth figures for a memory-bound operator, FLOP figures otherwise."""
-        captions = ((self.tr("Bytes per call"), self.tr("Achieved GB/s"), self.tr("Bandwidth utilisation"))
-                    if memory else (self.tr("FLOPs per call"), self.tr("Achieved TFLOP/s"), self.tr("MFU")))
+    def _card_captions(self, mode: str) -> None:
+        """The result cards name what they show in each mode: bandwidth, a whole model, its inverse solve, FLOPs."""
+        captions = {
+            "memory": (self.tr("Bytes per call"), self.tr("Achieved GB/s"), self.tr("Bandwidth utilisation")),
+            "model": (self.tr("FLOPs per token"), self.tr("MFU without attention"), self.tr("MFU (with attention)")),
+            "inverse": (self.tr("FLOPs per token"), self.tr("Tokens/s needed"), self.tr("Step time needed")),
+        }.get(mode, (self.tr("FLOPs per call"), self.tr("Achieved TFLOP/s"), self.tr("MFU")))
         for card, caption in zip((self.card_flops, self.card_achieved, self.card_mfu), captions):
             card.caption.setText(caption)
 
@@ -560,6 +566,7 @@ class CalculatorTab(QWidget):
             d.steps[0:0] = param_lines
             self.last_derivation = d
             self.last_result = {"tokens_per_s": tps, "step_time_s": step_s}
+            self._card_captions("inverse")
             self.card_flops.set(sig(fpt / 1e12, group=True) + " TFLOP", self.tr("per token"))
             self.card_achieved.set(sig(tps, group=True), self.tr("tokens/s at the target MFU"))
             self.card_mfu.set(f"{sig(step_s, group=True)} s" if step_s else "–", self.tr("step time"))
@@ -579,6 +586,7 @@ class CalculatorTab(QWidget):
                            param_lines, peak.source)
         self.last_derivation = result.derivation
         self.last_result = result
+        self._card_captions("model")
         self.card_flops.set(sig(result.flops_per_token / 1e12, group=True) + " TFLOP",
                             self.tr("per token (attention {0} TFLOP)").format(sig(result.attention_flops_per_token
                                                                                   / 1e12, group=True)))
@@ -586,8 +594,26 @@ class CalculatorTab(QWidget):
         self.card_mfu.set(pct(result.mfu_with_attention),
                           self.tr("with attention; HFU {0}").format(pct(result.hfu) if result.hfu is not None else "–"),
                           band_css(result.mfu_with_attention))
-        self.problems.setText("")
+        self.problems.setText(self.impossible_model_text(result.mfu_with_attention, chips, peak.tflops))
         self.derivation.setMarkdown(derivation_markdown(result.derivation))
+
+    def impossible_model_text(self, mfu: float, chips: int, peak_tflops: float) -> str:
+        """Above 100 %: which input is likely wrong (tokens/s are the whole job's: the accelerator count first)."""
+        if mfu <= 1.0:
+            return ""
+        needed = math.ceil(chips * mfu)
+        return self.tr("MFU {0} is impossible (above 100 %). Tokens/s are for the whole job: at 100 % it would take "
+                       "at least {1} accelerators, not {2} — check the accelerator count, then the tokens/s (or the "
+                       "global batch and step time) and the peak ({3} TFLOP/s per accelerator).").format(
+            pct(mfu), f"{needed:,}", f"{chips:,}", f"{peak_tflops:g}")
+
+    def impossible_operator_text(self, mfu: float) -> str:
+        """Above 100 % for one operator: the time (its unit, per call) is the likely culprit, then shapes and peak."""
+        if mfu <= 1.0:
+            return ""
+        return self.tr("MFU {0} is impossible (above 100 %): the time is likely too short — is it in {1}, and for "
+                       "one call (calls per iteration: {2})? Then check the shapes (a transpose) and the peak (chip, "
+                       "dtype).").format(pct(mfu), self.unit.currentData(), self.calls.value())
 
     def _memory(self, errors: list[str]) -> None:
         from mfu_desktop.core.formulas.memory_bound import calc_memory_bound
@@ -653,6 +679,9 @@ class CalculatorTab(QWidget):
         if result.mfu is not None:
             band = mfu_band(result.mfu)
             self.card_mfu.setToolTip(band.value)
+            impossible = self.impossible_operator_text(result.mfu)
+            if impossible:
+                self.problems.setText("\n".join(filter(None, (self.problems.text(), impossible))))
 
     def copy_markdown(self) -> str:
         """Copy the current derivation as Markdown to the clipboard; returns the text."""

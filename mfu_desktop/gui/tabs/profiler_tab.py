@@ -46,7 +46,7 @@ from mfu_desktop.core.analysis.time_sinks import OPERATOR, mean_breakdown, ranke
 from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.formulas.options import FlopOptions
-from mfu_desktop.core.numbers import pct, sig
+from mfu_desktop.core.numbers import pct, pct_range, sig
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.pipeline.from_summary import analysis_from_summary, fill_summary_tables, summary_rank
 from mfu_desktop.core.progress import check
@@ -118,6 +118,7 @@ class ProfilerTab(QWidget):
         self._stager = Stager(self)
         self._load_token = 0  # the latest requested load; an older scheduled start is dropped
         self._kept_paths: list[Path] = []  # the paths of the profile shown (restored when a new load fails)
+        self._reselect: tuple[str, int] | None = None  # the tree selection a recomputation restores
         self._views: dict[int, object] = {}  # prepared kernel tables by id(RankAnalysis), for this result
         self._full: list[int] = []  # summary mode: indices of ranks whose full data is loaded, oldest first
         self._build()
@@ -501,16 +502,29 @@ class ProfilerTab(QWidget):
         self._load_token += 1
         token = self._load_token
         self.status_message.emit(self.tr("Loading {0}…").format(", ".join(p.name for p in self.paths)))
-        self._later(lambda: self.reload() if token == self._load_token else None)
+        self._later(lambda: self._run_analysis(keep_selection=False) if token == self._load_token else None)
 
     def cancel_pending(self) -> None:
         """Drop a load that was requested but has not started yet."""
         self._load_token += 1
 
-    def reload(self) -> None:
-        """Re-run the analysis of the current paths with the current assumptions."""
+    def reload(self, *_args) -> None:
+        """Re-run the analysis of the current paths with the current assumptions; the tree's selection stays."""
+        self._run_analysis(keep_selection=True)
+
+    def _selection_key(self) -> tuple[str, int] | None:
+        """What the tree has selected: ``("rank", position)``, ``("cluster", 0)``, or ``None``."""
+        index = self.tree.currentIndex().siblingAtColumn(0)
+        kind = index.data(ROLE_KIND) if index.isValid() else None
+        if kind == "rank":
+            return "rank", int(index.data(ROLE_INDEX))
+        return ("cluster", 0) if kind in ("cluster", "root") else None
+
+    def _run_analysis(self, keep_selection: bool) -> None:
+        """Analyse the current paths in the background (``keep_selection``: the same rank is shown after)."""
         if not self.paths:
             return
+        self._reselect = self._selection_key() if keep_selection and self.has_profile() else None
         paths, options, catalog = list(self.paths), self.options(), self.catalog
         self.info.hide()
         self.status_message.emit(self.tr("Loading {0}…").format(", ".join(p.name for p in paths)))
@@ -567,9 +581,29 @@ class ProfilerTab(QWidget):
             self.info.show_message(self.tr("No rank could be loaded. {0}").format(sentences(result.warnings)))
             self._show_rank(None)
         else:
-            problems = list(result.warnings)
-            self.info.show_message(sentences(problems[:3]) + (" …" if len(problems) > 3 else ""))
+            unconfirmed = [r for r in result.ranks if not r.chip.confirmed]
+            if unconfirmed:
+                self.info.show_message(self.unconfirmed_text(unconfirmed), (self.tr("Set the chip…"), self.ask_chip))
+            else:
+                problems = list(result.warnings)
+                self.info.show_message(sentences(problems[:3]) + (" …" if len(problems) > 3 else ""))
             self._later(lambda: self._select_initial(result))
+
+    def unconfirmed_text(self, ranks: list[RankAnalysis]) -> str:
+        """The one message for ranks whose chip the profile does not confirm: what it means and what to do."""
+        candidates = sorted({c.identifier for r in ranks for c in r.chip.candidates})
+        which = rank_count(len(ranks)) if self.result is not None and len(ranks) < len(self.result.ranks) \
+            else self.tr("every rank")
+        text = self.tr("The profile does not confirm the chip of {0}: every MFU is a range over the chips it could "
+                       "be{1}. Set the chip in Assumptions for one figure.").format(
+            which, f" ({', '.join(short_chip(c) for c in candidates[:4])})" if candidates else "")
+        return text
+
+    def ask_chip(self) -> None:
+        """"Set the chip…": the Assumptions page with its chip picker open."""
+        self.tabs.setCurrentWidget(self.assumptions_page)
+        self.chip_choice.setFocus()
+        self.chip_choice.showPopup()
 
     def fit_tree_columns(self) -> None:
         """Columns to their contents, the rank names at most ~45 % of the tree (shortened in the middle)."""
@@ -594,6 +628,13 @@ class ProfilerTab(QWidget):
 
     def _select_initial(self, result: FolderAnalysis) -> None:
         if result is not self.result:
+            return
+        again, self._reselect = self._reselect, None
+        # a recomputation (a chip set in Assumptions) keeps the rank that was shown
+        if again is not None and again[0] == "rank" and again[1] < len(result.ranks) and self.select_rank_at(again[1]):
+            return
+        if again is not None and again[0] == "cluster":
+            self._select_first()
             return
         if self.pending_rank is None or not self.select_rank(self.pending_rank):
             self._select_first()
@@ -657,7 +698,7 @@ class ProfilerTab(QWidget):
         mfu = (
             pct(rate.mfu)
             if rate.mfu is not None
-            else (f"{pct(rate.mfu_range[0])}–{pct(rate.mfu_range[1])}" if rate.mfu_range else "–")
+            else (pct_range(*rate.mfu_range) if rate.mfu_range else "–")
         )
         self.card_ops.set(
             mfu,
@@ -672,7 +713,7 @@ class ProfilerTab(QWidget):
         if step.mean is not None:
             caption += "\n" + self.tr("step {0} ms (mean per rank); slowest rank {1}: {2} ms").format(
                 sig(step.mean / 1000, group=True), step.slowest_rank, sig(step.slowest_value / 1000, group=True))
-        self.card_step.set(f"{pct(span[0])}–{pct(span[1])}" if span else "–", caption)
+        self.card_step.set(pct_range(*span) if span else "–", caption)
         self.card_cube.set(
             pct(cluster.cube_utilization_mean) if cluster.cube_utilization_mean is not None else "–",
             self.tr("mean over ranks"),
@@ -765,7 +806,7 @@ class ProfilerTab(QWidget):
                 band_css(s.mfu_ops),
             )
         elif s.mfu_ops_range is not None:
-            self.card_ops.set(f"{pct(s.mfu_ops_range[0])}–{pct(s.mfu_ops_range[1])}", self.tr("chip not confirmed"))
+            self.card_ops.set(pct_range(*s.mfu_ops_range), self.tr("chip not confirmed — set it in Assumptions"))
         else:
             self.card_ops.set("–", self.tr("no FLOPs-based MFU"))
         if s.mfu_step is not None:
@@ -775,7 +816,7 @@ class ProfilerTab(QWidget):
                 band_css(s.mfu_step),
             )
         elif s.mfu_step_range is not None:
-            self.card_step.set(f"{pct(s.mfu_step_range[0])}–{pct(s.mfu_step_range[1])}", self.tr("chip not confirmed"))
+            self.card_step.set(pct_range(*s.mfu_step_range), self.tr("chip not confirmed — set it in Assumptions"))
         else:
             self.card_step.set("–", self.tr("no step trace") if s.step_time_us is None else "")
         self.card_cube.set(
@@ -783,12 +824,13 @@ class ProfilerTab(QWidget):
             self.tr("duration-weighted over cube/mix kernels") if r.folder.vendor == "Huawei"
             else self.tr("a PyTorch profiler trace has no hardware counters"),
         )
-        value = pct(s.tier.value) if s.tier.value is not None else "–"
+        value = pct(s.tier.value) if s.tier.value is not None else (
+            pct_range(*s.mfu_ops_range) if s.tier.tier == 1 and s.mfu_ops_range is not None else "–")
         self.card_tier.caption.setText(self.tr("Fallback tier"))
         self.card_tier.set(
             f"T{s.tier.tier}: {value}", ct(s.tier.label) + ("\n" + "\n".join(s.tier.why) if s.tier.why else "")
         )
-        self.card_chip.set(short_chip(s.chip) if s.chip else self.tr("not confirmed"),
+        self.card_chip.set(short_chip(s.chip) if s.chip else self.tr("not confirmed — set it in Assumptions"),
                            f"{s.chip} · {s.peak_source}" if s.chip else s.peak_source, small=True)
         self._show_kernels(r)
         # The tables and charts follow in the next event-loop turns, so that no single step keeps
@@ -916,7 +958,9 @@ class ProfilerTab(QWidget):
 
         def scatter() -> None:
             if stage == self._stage and self.current is r:
-                self.scatter.set_points(points)
+                unconfirmed = self.tr("MFU per kernel needs the chip, which the profile does not confirm: set it in "
+                                      "Assumptions (the cards show the range over the chips it could be).")
+                self.scatter.set_points(points, "" if r.chip.confirmed else unconfirmed)
                 self.roofline.set_view(roofline)
                 self.kernels_shown.emit()
 
