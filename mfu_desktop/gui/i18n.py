@@ -9,6 +9,12 @@ from mfu_desktop.core.paths import resources_dir
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
 
 _installed: list[QTranslator] = []
+_language = ["en"]
+
+
+def current_language() -> str:
+    """The interface's language (``en`` or ``zh_CN``): what engine lines with their own wording are asked for."""
+    return _language[0]
 
 
 def resolve_language(choice: str | None) -> str:
@@ -29,6 +35,7 @@ def install_translator(app: QCoreApplication, language: str) -> bool:
     for translator in _installed:
         app.removeTranslator(translator)
     _installed.clear()
+    _language[0] = "en"
     if language == "en":
         return True
     ours = QTranslator(app)
@@ -36,6 +43,7 @@ def install_translator(app: QCoreApplication, language: str) -> bool:
     if ok:
         app.installTranslator(ours)
         _installed.append(ours)
+        _language[0] = language
     qt = QTranslator(app)
     if qt.load(f"qtbase_{language}", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
         app.installTranslator(qt)

@@ -603,6 +603,10 @@
         <translation>✗ 放不下：缺 {0} GB</translation>
     </message>
     <message>
+        <source>{0} (measured): {1}</source>
+        <translation>{0}（实测）：{1}</translation>
+    </message>
+    <message>
         <source>none</source>
         <translation>无</translation>
     </message>
@@ -1690,6 +1694,179 @@
         <translation>口径</translation>
     </message>
     <message>
+        <source>type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>accelerator core</source>
+        <translation>加速核</translation>
+    </message>
+    <message>
+        <source>duration</source>
+        <translation>耗时</translation>
+    </message>
+    <message>
+        <source>input shapes</source>
+        <translation>输入 shape</translation>
+    </message>
+    <message>
+        <source>output shapes</source>
+        <translation>输出 shape</translation>
+    </message>
+    <message>
+        <source>input dtypes</source>
+        <translation>输入数据类型</translation>
+    </message>
+    <message>
+        <source>compute dtype</source>
+        <translation>计算精度</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>step</translation>
+    </message>
+    <message>
+        <source>status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>achieved</source>
+        <translation>达成算力</translation>
+    </message>
+    <message>
+        <source>peak</source>
+        <translation>峰值</translation>
+    </message>
+    <message>
+        <source>bytes</source>
+        <translation>字节数</translation>
+    </message>
+    <message>
+        <source>achieved bandwidth</source>
+        <extracomment>Words of formula lines and result values, longest first (numbers and symbols are never touched).</extracomment>
+        <translation>达成带宽</translation>
+    </message>
+    <message>
+        <source>arithmetic intensity</source>
+        <translation>算术强度</translation>
+    </message>
+    <message>
+        <source>bandwidth utilisation</source>
+        <translation>带宽利用率</translation>
+    </message>
+    <message>
+        <source>roofline-attainable time</source>
+        <translation>Roofline 可达时间</translation>
+    </message>
+    <message>
+        <source>lost time</source>
+        <translation>损失时间</translation>
+    </message>
+    <message>
+        <source>cube utilization (hardware counter, not MFU)</source>
+        <translation>cube 利用率（硬件计数器，非 MFU）</translation>
+    </message>
+    <message>
+        <source>executed FLOPs (HFU view)</source>
+        <translation>实际执行 FLOPs（HFU 口径）</translation>
+    </message>
+    <message>
+        <source>FLOPs per call</source>
+        <translation>单次调用 FLOPs</translation>
+    </message>
+    <message>
+        <source>bytes per call</source>
+        <translation>单次调用字节数</translation>
+    </message>
+    <message>
+        <source>HBM bandwidth</source>
+        <translation>HBM 带宽</translation>
+    </message>
+    <message>
+        <source>time</source>
+        <translation>耗时</translation>
+    </message>
+    <message>
+        <source>calls</source>
+        <translation>调用次数</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>tokens/s</translation>
+    </message>
+    <message>
+        <source>step time</source>
+        <translation>step 耗时</translation>
+    </message>
+    <message>
+        <source>exact</source>
+        <translation>精确</translation>
+    </message>
+    <message>
+        <source>high</source>
+        <translation>高</translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>low</source>
+        <translation>低</translation>
+    </message>
+    <message>
+        <source>no bytes: no shapes recorded</source>
+        <translation>无字节数：未记录 shape</translation>
+    </message>
+    <message>
+        <source>no bytes: no tensor in the shapes</source>
+        <translation>无字节数：shape 中没有张量</translation>
+    </message>
+    <message>
+        <source>is_causal not recorded: full attention assumed</source>
+        <translation>未记录 is_causal：按完整 attention 计算</translation>
+    </message>
+    <message>
+        <source>only routed tokens are counted: E does not multiply</source>
+        <translation>只统计路由到的 token：不乘以 E</translation>
+    </message>
+    <message>
+        <source>output not recorded: taken as large as the largest input</source>
+        <translation>未记录输出：按最大输入的大小计</translation>
+    </message>
+    <message>
+        <source>MFU = Σ (FLOPs_i / peak_i) / Σ t_i over counted kernels (operator achievement rate, 算子达成率)</source>
+        <translation>MFU = Σ (FLOPs_i / peak_i) / Σ t_i，对计入的算子求和（算子达成率口径）</translation>
+    </message>
+    <message>
+        <source>step MFU = Σ FLOPs_i / peak_i over the step time Computing + Communication(Not Overlapped) + Free</source>
+        <translation>step MFU = Σ FLOPs_i / peak_i 除以 step 耗时 Computing + Communication(Not Overlapped) + Free</translation>
+    </message>
+    <message>
+        <source>kernels with MFU &gt; 100 % are kept out of aggregates</source>
+        <translation>MFU &gt; 100 % 的算子不计入汇总</translation>
+    </message>
+    <message>
+        <source>kernels with MFU &gt; 100 % are kept in aggregates</source>
+        <translation>MFU &gt; 100 % 的算子计入汇总</translation>
+    </message>
+    <message>
+        <source>FlashAttention backward: model FLOPs, 2 × forward</source>
+        <translation>FlashAttention 反向：模型 FLOPs，前向的 2 倍</translation>
+    </message>
+    <message>
+        <source>FlashAttention backward: executed FLOPs incl. recomputed QKᵀ (HFU view)</source>
+        <translation>FlashAttention 反向：实际执行 FLOPs，含重计算的 QKᵀ（HFU 口径）</translation>
+    </message>
+    <message>
+        <source>FP32 on the cube runs at ¼ of the FP16 rate on Ascend A2/A3 (CUDA-core rate on NVIDIA): BF16/FP16, or HF32/TF32 (torch.npu.matmul.allow_hf32 / allow_tf32), is up to 4× faster.</source>
+        <translation>FP32 在 Ascend A2/A3 的 Cube 上只有 FP16 算力的 ¼（NVIDIA 上为 CUDA core 算力）：改用 BF16/FP16，或 HF32/TF32（torch.npu.matmul.allow_hf32 / allow_tf32），最多可快 4 倍。</translation>
+    </message>
+    <message>
+        <source>MFU &gt; 100 %: re-check M/N/K (a transposed operand read as [N,K] inflates N), the peak&apos;s dtype and chip, and that the time is per call in µs.</source>
+        <translation>MFU &gt; 100 %：请复查 M/N/K（转置的操作数按 [N,K] 读取会放大 N）、峰值对应的数据类型和芯片，以及耗时是否为以 µs 计的单次调用耗时。</translation>
+    </message>
+    <message>
         <source>free: device idle (host gaps)</source>
         <translation>空闲时间：设备空闲（Host 间隙）</translation>
     </message>
@@ -1712,6 +1889,111 @@
     <message>
         <source>pipeline stages waiting for each other</source>
         <translation>流水线各 stage 相互等待</translation>
+    </message>
+    <message>
+        <source>{0} kernel {1}</source>
+        <extracomment>Engine sentences with values in them: (pattern, template). The template (translated) is filled with the pattern&apos;s groups, each group itself passed through :func:`ct` (a word like &quot;exact&quot;).</extracomment>
+        <translation>{0} 算子 {1}</translation>
+    </message>
+    <message>
+        <source>confidence: {0}</source>
+        <translation>置信度：{0}</translation>
+    </message>
+    <message>
+        <source>transpose-safe: M, N from the output {0}; K = {1} from A and B (agree)</source>
+        <translation>转置安全：M、N 取自输出 {0}；K = {1} 取自 A 和 B（一致）</translation>
+    </message>
+    <message>
+        <source>K = {0} is small (&lt; {1}): each output tile does little cube work per data move; fuse matmuls or enlarge the contracted dimension.</source>
+        <translation>K = {0} 偏小（&lt; {1}）：每个输出分块每次搬运数据只做很少的 Cube 计算；可融合矩阵乘或增大收缩维度。</translation>
+    </message>
+    <message>
+        <source>M = {0} is small (&lt; {1}): tiny batch·sequence leaves cube cores idle; increase the micro-batch or fuse.</source>
+        <translation>M = {0} 偏小（&lt; {1}）：batch·sequence 太小导致 Cube 核空闲；可增大 micro-batch 或融合。</translation>
+    </message>
+    <message>
+        <source>{0} not a multiple of 16: the 16×16×16 cube fractals are padded; pad the model dims (hidden, vocab, heads·head_dim) to multiples of 16.</source>
+        <translation>{0} 不是 16 的倍数：16×16×16 的 Cube 分形会被填充；建议把模型维度（hidden、vocab、heads·head_dim）补齐到 16 的倍数。</translation>
+    </message>
+    <message>
+        <source>{0} not a multiple of {1}: large matmuls tile best at multiples of {2}.</source>
+        <translation>{0} 不是 {1} 的倍数：大矩阵乘在 {2} 的倍数上分块效果最好。</translation>
+    </message>
+    <message>
+        <source>Only {0} MFLOP per call: launch and scheduling overhead dominate; fuse small ops or batch them.</source>
+        <translation>单次调用仅 {0} MFLOP：下发和调度开销占主导；可融合小算子或合并批处理。</translation>
+    </message>
+    <message>
+        <source>info.json: {0} AI cores × {1} MHz → {2} TFLOP/s FP16/BF16 ({3}-class)</source>
+        <translation>info.json：{0} 个 AI Core × {1} MHz → {2} TFLOP/s FP16/BF16（{3} 同级）</translation>
+    </message>
+    <message>
+        <source>FP32 matmuls use the {0} peak</source>
+        <translation>FP32 矩阵乘使用 {0} 峰值</translation>
+    </message>
+    <message>
+        <source>FlashAttention sparse_mode: {0} (inferred per kernel from atten_mask)</source>
+        <translation>FlashAttention sparse_mode：{0}（逐算子由 atten_mask 推断）</translation>
+    </message>
+    <message>
+        <source>FlashAttention sparse_mode: {0} (your choice in Assumptions)</source>
+        <translation>FlashAttention sparse_mode：{0}（你在“假设”中的选择）</translation>
+    </message>
+    <message>
+        <source>FlashAttention layout: {0} (inferred from softmax_max&apos;s shape)</source>
+        <translation>FlashAttention 布局：{0}（由 softmax_max 的 shape 推断）</translation>
+    </message>
+    <message>
+        <source>FlashAttention layout: {0} (your choice in Assumptions)</source>
+        <translation>FlashAttention 布局：{0}（你在“假设”中的选择）</translation>
+    </message>
+    <message>
+        <source>mask geometry: {0}</source>
+        <translation>mask 几何口径：{0}</translation>
+    </message>
+    <message>
+        <source>cpu coefficient of {0} assumed {1} (“Assumed cpu coefficient” on the left)</source>
+        <translation>{0} 的 cpu 系数假设为 {1}（左侧“假设的 cpu 系数”）</translation>
+    </message>
+    <message>
+        <source>{0} not set (an assumption of the seed model): step not predicted — set it in Tools → Chip catalog, or “Assumed cpu coefficient” on the left</source>
+        <translation>未设置 {0}（种子模型的假设）：未预估 step——请在“工具 → 芯片规格库”中设置，或设置左侧的“假设的 cpu 系数”</translation>
+    </message>
+    <message>
+        <source>chosen (Source chip)</source>
+        <translation>已选择（源芯片）</translation>
+    </message>
+    <message>
+        <source>compute-bound</source>
+        <translation>计算受限</translation>
+    </message>
+    <message>
+        <source>memory-bound</source>
+        <translation>访存受限</translation>
+    </message>
+    <message>
+        <source>intensity</source>
+        <translation>算术强度</translation>
+    </message>
+    <message>
+        <source>written</source>
+        <translation>写</translation>
+    </message>
+    <message>
+        <source>inputs</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>outputs</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>read</source>
+        <translation>读</translation>
+    </message>
+    <message>
+        <source>roofline</source>
+        <translation>Roofline</translation>
     </message>
 </context>
 <context>
@@ -2507,10 +2789,6 @@
         <translation>无</translation>
     </message>
     <message>
-        <source>cpu coefficient assumed for chips without one (an assumption; --assume-cpu on the command line)</source>
-        <translation>为缺少 cpu 系数的芯片假设的系数（一项假设；命令行为 --assume-cpu）</translation>
-    </message>
-    <message>
         <source>Advertised peaks</source>
         <translation>标称峰值</translation>
     </message>
@@ -2594,6 +2872,10 @@
     <message>
         <source>Load a profile first: the Profiler tab, or drop a folder on the window</source>
         <translation>请先加载 Profiling 数据：Profiling 分析页，或把目录拖到窗口上</translation>
+    </message>
+    <message>
+        <source>cpu coefficient assumed for chips without one (an assumption: the step of such a chip is predicted with it, and the notes say so)</source>
+        <translation>为没有 cpu 系数的芯片假设的系数（这是一个假设：这类芯片的 step 会用它来预估，并在说明中注明）</translation>
     </message>
     <message>
         <source>Load a profile in the Profiler tab (or drop a folder on the window): its kernels are then predicted on the target chips checked on the left.</source>
@@ -2985,8 +3267,8 @@
         <translation>各算子 MFU 需要确定芯片，而 Profiling 数据无法确认：请在“假设”中设置（卡片显示的是可能芯片之间的范围）。</translation>
     </message>
     <message>
-        <source>rank {0}: {1} — {2}</source>
-        <translation>rank {0}：{1} — {2}</translation>
+        <source>{0}: {1} — {2}</source>
+        <translation>{0}：{1} — {2}</translation>
     </message>
     <message>
         <source>Capture: {0}</source>

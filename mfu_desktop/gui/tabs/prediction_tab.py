@@ -45,7 +45,8 @@ from mfu_desktop.core.report.prediction_rows import (
     write_outputs,
 )
 from mfu_desktop.gui.charts.prediction_charts import PredictedStepChart, RelativePerformanceChart
-from mfu_desktop.gui.core_text import basis_text
+from mfu_desktop.gui.core_text import basis_text, tl
+from mfu_desktop.gui.i18n import current_language
 from mfu_desktop.gui.messages import MessageChannel
 from mfu_desktop.gui.models.dataframe_model import (
     ColumnSpec,
@@ -149,8 +150,8 @@ class PredictionTab(QWidget):
         self.assume_cpu.setRange(0.0, 10.0)
         self.assume_cpu.setSingleStep(0.1)
         self.assume_cpu.setSpecialValueText(self.tr("none"))
-        self.assume_cpu.setToolTip(self.tr("cpu coefficient assumed for chips without one (an assumption; "
-                                           "--assume-cpu on the command line)"))
+        self.assume_cpu.setToolTip(self.tr("cpu coefficient assumed for chips without one (an assumption: the "
+                                           "step of such a chip is predicted with it, and the notes say so)"))
         self.cpu_note = QLabel("")
         self.cpu_note.setWordWrap(True)
         self.cpu_note.setStyleSheet("font-size: 8pt;")
@@ -341,7 +342,7 @@ class PredictionTab(QWidget):
             return
         if self.info.isVisible():
             self.info.hide()
-        self.source_note.setText(f"{source.display_name}: {why}")
+        self.source_note.setText(f"{source.display_name}: {tl(why)}")
         analysis = self.analysis
         rules = list(self.rules_model.rules)
         cpu = self.assume_cpu.value() or None
@@ -398,7 +399,7 @@ class PredictionTab(QWidget):
             if t.basis_text:
                 notes.append(f"{t.device}: {t.basis_text}")
             for note in t.notes:
-                notes.append(f"{t.device}: {note}")
+                notes.append(f"{t.device}: {tl(note)}")
             if t.rules:
                 notes.append(f"{t.device}: {', '.join(t.rules)}")
         notes += prediction.warnings
@@ -512,6 +513,8 @@ def display_rows(prediction: Prediction, errors: pd.DataFrame | None = None) -> 
     rows["compute_x"] = [relative_text(v, bool(p), s) for v, p, s in
                          zip(rows["relative_performance"], rows["partial"], rows["predicted_share"])]
     rows["slowest"] = [f"{int(r)}" if pd.notna(r) else "" for r in rows["slowest_rank"]]
+    if "step_not_predicted" in rows:  # the engine's reason, in the window's words (no command-line flags)
+        rows["step_not_predicted"] = [tl(v) if isinstance(v, str) else v for v in rows["step_not_predicted"]]
     rows["memory_shown"] = [memory_text(f, h) for f, h in zip(rows["memory_fits"], rows["memory_headroom_gb"])]
     return rows
 
@@ -530,11 +533,12 @@ def comm_lines(prediction: Prediction) -> list[str]:
     from mfu_desktop.core.predict.step import comm_line
 
     m = prediction.measured
+    lang = current_language()  # the engine writes this line in English or Chinese itself
     lines = []
-    measured = comm_line(m.mean("comm_not_overlapped_us"), m.mean("transfer_us"), m.mean("wait_us"))
+    measured = comm_line(m.mean("comm_not_overlapped_us"), m.mean("transfer_us"), m.mean("wait_us"), lang)
     if measured:
-        lines.append(f"{prediction.source.display_name} (measured): {measured}")
-    lines += [f"{t.device}: {t.comm_line()}" for t in prediction.targets if t.comm_line()]
+        lines.append(translate("Columns", "{0} (measured): {1}").format(prediction.source.display_name, measured))
+    lines += [f"{t.device}: {t.comm_line(lang)}" for t in prediction.targets if t.comm_line(lang)]
     return lines
 
 

@@ -62,7 +62,7 @@ from mfu_desktop.gui.charts.profile_charts import (
     scatter_points,
 )
 from mfu_desktop.gui.charts.roofline_chart import RooflineChart, cluster_view, rank_view
-from mfu_desktop.gui.core_text import ct, derivation_markdown, rank_count, sentences
+from mfu_desktop.gui.core_text import ct, derivation_markdown, rank_count, sentences, tl
 from mfu_desktop.gui.messages import MessageChannel
 from mfu_desktop.gui.models.dataframe_model import DataFrameModel, prepare_table
 from mfu_desktop.gui.models.profile_columns import (
@@ -831,7 +831,7 @@ class ProfilerTab(QWidget):
             f"T{s.tier.tier}: {value}", ct(s.tier.label) + ("\n" + "\n".join(s.tier.why) if s.tier.why else "")
         )
         self.card_chip.set(short_chip(s.chip) if s.chip else self.tr("not confirmed — set it in Assumptions"),
-                           f"{s.chip} · {s.peak_source}" if s.chip else s.peak_source, small=True)
+                           f"{s.chip} · {tl(s.peak_source)}" if s.chip else tl(s.peak_source), small=True)
         self._show_kernels(r)
         # The tables and charts follow in the next event-loop turns, so that no single step keeps
         # the window busy long (a quick succession of selections only shows the last one).
@@ -970,15 +970,17 @@ class ProfilerTab(QWidget):
         if self.result is None:
             return
         lines = []
-        for rank in self.result.ranks:
+        names = self.rank_names()
+        for i, rank in enumerate(self.result.ranks):
             s = rank.summary
             lines.append(
-                self.tr("rank {0}: {1} — {2}").format(s.rank, s.chip or self.tr("not confirmed"), s.peak_source)
+                self.tr("{0}: {1} — {2}").format(names[i], s.chip or self.tr("not confirmed"), tl(s.peak_source))
             )
         self.rank_chips.setText("\n".join(lines[:64]))
         text = []
         if r is not None:
-            text += [self.tr("Capture: {0}").format(r.folder.config.describe()), *r.notes, "", *r.warnings]
+            text += [self.tr("Capture: {0}").format(r.folder.config.describe()), *(tl(n) for n in r.notes), "",
+                     *(tl(w) for w in r.warnings)]
         text += ["", *self.result.warnings]
         self.warnings.setPlainText("\n".join(text).strip())
 
