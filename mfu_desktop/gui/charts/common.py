@@ -6,11 +6,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPointF, QRect, Qt
 from PySide6.QtWidgets import QLabel, QStackedLayout, QToolTip, QVBoxLayout, QWidget
 
 from mfu_desktop.gui.charts.axes import FittedAxis, fitted_axes
-from mfu_desktop.gui.charts.legend import ChartLegend, Swatch
+from mfu_desktop.gui.charts.legend import ChartLegend, Swatch, fit_height_to_width
 
 #: Colours of the step-breakdown segments (computing, communication not overlapped, free, bubble).
 SEGMENT_COLORS = ((70, 130, 200), (220, 120, 50), (150, 150, 150), (200, 60, 60))
@@ -33,7 +33,7 @@ def make_plot(x_label: str, y_label: str, x_units: str = "", y_units: str = "",
     if grid:
         plot.showGrid(x="x" in grid, y="y" in grid, alpha=0.2)
     plot.setMenuEnabled(False)
-    plot.setMinimumHeight(140)
+    plot.setMinimumHeight(170)  # room for a vertical axis title ("time per step (ms)") and its ticks
     # Fixed axis sizes: pyqtgraph otherwise re-sizes axes to their tick labels, and every
     # re-size re-lays out and repaints the plot (several rounds on first display and on new data).
     plot.getAxis("left").setWidth(left_width)
@@ -127,6 +127,27 @@ class StackedBars:
         return bottom
 
 
+class ChartTitle(QLabel):
+    """A chart's title: word-wrapped, and as tall as its lines need (never cut when the chart is narrow)."""
+
+    def lines_height(self) -> int:
+        """The height of the text wrapped at the label's current width."""
+        width = max(self.contentsRect().width(), 20)
+        box = self.fontMetrics().boundingRect(QRect(0, 0, width, 10_000),
+                                              int(Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignHCenter),
+                                              self.text())
+        margins = self.contentsMargins()
+        return box.height() + margins.top() + margins.bottom() + 2
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        fit_height_to_width(self, self.lines_height())
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        fit_height_to_width(self, self.lines_height())
+
+
 class ChartPage:
     """A chart's title and legend above its plot, or a sentence in place of all three.
 
@@ -148,7 +169,7 @@ class ChartPage:
         column = QVBoxLayout(self.chart)
         column.setContentsMargins(0, 4, 0, 0)
         column.setSpacing(2)
-        self.title = QLabel(title)
+        self.title = ChartTitle(title)
         self.title.setObjectName("chartTitle")
         self.title.setWordWrap(True)
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)

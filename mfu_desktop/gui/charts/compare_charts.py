@@ -28,6 +28,7 @@ class WaterfallChart(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.plot = make_plot("", self.tr("time per step"), y_units="s", left_width=62)
+        self.plot.setMinimumHeight(195)  # two-line family names below, the axis title beside: both whole
         self.bars = pg.BarGraphItem(x=[], y0=[], height=[], width=0.7)
         self.plot.addItem(self.bars)
         self.page = ChartPage(self, self.plot, self.tr("Where the step's change comes from"))

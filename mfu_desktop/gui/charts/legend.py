@@ -68,6 +68,16 @@ def swatch_pixmap(swatch: Swatch, size: int = SWATCH_PX) -> QPixmap:
     return pixmap
 
 
+def fit_height_to_width(widget: QWidget, needed: int) -> None:
+    """Ask for the height ``widget``'s wrapped content needs at its current width (``needed`` px).
+
+    A legend on three lines, a title on two: layouts and scroll areas then give it that much
+    instead of squeezing (and cutting) what is below; when the widget widens it asks for less.
+    """
+    if needed > 0 and needed != widget.minimumHeight():
+        widget.setMinimumHeight(needed)
+
+
 class LegendEntry(QWidget):
     """One entry: the swatch and its text (never elided: the legend wraps instead)."""
 
@@ -128,6 +138,10 @@ class ChartLegend(QWidget):
             entry.setVisible(visible)
             self.flow.invalidate()
         self._update_visibility()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        fit_height_to_width(self, self.flow.heightForWidth(self.width()))
 
     def visible_texts(self) -> list[str]:
         """The texts of the entries shown."""

@@ -141,7 +141,8 @@ class ProfilerTab(QWidget):
         splitter.setCollapsible(0, True)  # the tree gives its width up (View → Rank tree, Ctrl+B brings it back)
         splitter.setCollapsible(1, False)
         self._tree_width: int | None = None  # the tree's width before it was collapsed
-        self._split_set = False  # the split is sized once: at the first resize, or restored from the settings
+        self._split_set = False  # the user dragged the split (or it was restored): the tree keeps its width
+        splitter.splitterMoved.connect(self._split_moved)
 
         charts = scroll_page(self._build_charts())  # a short screen scrolls the charts, never squeezes them
         self.tabs.addTab(charts, self.tr("Charts"))
@@ -236,10 +237,18 @@ class ProfilerTab(QWidget):
         compact = self.height() < COMPACT_BELOW_PX  # a laptop screen: the charts need the height more
         for card in self.cards():
             card.set_compact(compact)
-        if not self._split_set and self.width() > 100:
-            self._split_set = True
+        if not self._split_set and self.width() > 100 and self.tree_visible_or_unsized():
+            # until the user drags it, the tree is a quarter of the width at every window size
             width = default_tree_width(self.width())
             self.splitter.setSizes([width, max(self.width() - width, 100)])
+
+    def tree_visible_or_unsized(self) -> bool:
+        """True unless the user collapsed the tree."""
+        sizes = self.splitter.sizes()
+        return sizes[0] > 0 or sum(sizes) == 0
+
+    def _split_moved(self, *_args) -> None:
+        self._split_set = True
 
     # --- the rank tree's width ------------------------------------------------------------
 
