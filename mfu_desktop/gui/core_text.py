@@ -169,6 +169,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), t) fo
      QT_TRANSLATE_NOOP("CoreText", "{0} not set (an assumption of the seed model): step not predicted — set it in "
                                    "Tools → Chip catalog, or “Assumed cpu coefficient” on the left")),
     (r"^chosen \(--source\)$", QT_TRANSLATE_NOOP("CoreText", "chosen (Source chip)")),
+    (r"^detected (.+)-class, the same values as the seed's (.+) row$",
+     QT_TRANSLATE_NOOP("CoreText", "detected in the profile ({0}-class); predicted with the values of the seed's {1} "
+                                   "row, the same peaks and bandwidths plus the cpu coefficient the step needs")),
 ))
 
 #: Words of formula lines and result values, longest first (numbers and symbols are never touched).

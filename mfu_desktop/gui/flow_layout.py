@@ -37,7 +37,10 @@ class FlowLayout(QLayout):
         return Qt.Orientation(0)
 
     def hasHeightForWidth(self) -> bool:
-        return True
+        # The widget holding the flow asks for its height itself (ChartLegend sets its minimum height at every
+        # resize): height-for-width up the chain made grids and scroll areas give charts their *preferred*
+        # heights (rows split evenly, a plot's axis title cut) instead of their minimums.
+        return False
 
     def heightForWidth(self, width: int) -> int:
         return self._arrange(QRect(0, 0, width, 0), move=False)

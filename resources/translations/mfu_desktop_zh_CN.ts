@@ -502,6 +502,138 @@
     </message>
 </context>
 <context>
+    <name>Catalog</name>
+    <message>
+        <source>Vendor</source>
+        <extracomment>The catalog&apos;s columns in words (the CSV column names stay in the tooltips: the file is edited by name).</extracomment>
+        <translation>厂商</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>型号</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>架构</translation>
+    </message>
+    <message>
+        <source>Matrix FP16 (TFLOP/s)</source>
+        <translation>矩阵 FP16 (TFLOP/s)</translation>
+    </message>
+    <message>
+        <source>Matrix BF16 (TFLOP/s)</source>
+        <translation>矩阵 BF16 (TFLOP/s)</translation>
+    </message>
+    <message>
+        <source>Matrix FP32 (TFLOP/s)</source>
+        <translation>矩阵 FP32 (TFLOP/s)</translation>
+    </message>
+    <message>
+        <source>Matrix HF32/TF32 (TFLOP/s)</source>
+        <translation>矩阵 HF32/TF32 (TFLOP/s)</translation>
+    </message>
+    <message>
+        <source>Matrix FP8 (TFLOP/s)</source>
+        <translation>矩阵 FP8 (TFLOP/s)</translation>
+    </message>
+    <message>
+        <source>Matrix INT8 (TOPS)</source>
+        <translation>矩阵 INT8 (TOPS)</translation>
+    </message>
+    <message>
+        <source>Vector FP16 (TFLOP/s)</source>
+        <translation>向量 FP16 (TFLOP/s)</translation>
+    </message>
+    <message>
+        <source>Vector FP32 (TFLOP/s)</source>
+        <translation>向量 FP32 (TFLOP/s)</translation>
+    </message>
+    <message>
+        <source>HBM bandwidth (GB/s)</source>
+        <translation>HBM 带宽 (GB/s)</translation>
+    </message>
+    <message>
+        <source>Memory (GB)</source>
+        <translation>显存 (GB)</translation>
+    </message>
+    <message>
+        <source>Power (W)</source>
+        <translation>功耗 (W)</translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>Interconnect (GB/s)</source>
+        <translation>互联带宽 (GB/s)</translation>
+    </message>
+    <message>
+        <source>Interconnect direction</source>
+        <translation>互联方向</translation>
+    </message>
+    <message>
+        <source>cpu coefficient</source>
+        <translation>cpu 系数</translation>
+    </message>
+    <message>
+        <source>Host CPU</source>
+        <translation>Host CPU</translation>
+    </message>
+    <message>
+        <source>AI cores</source>
+        <translation>AI Core 数</translation>
+    </message>
+    <message>
+        <source>Cube clock (MHz)</source>
+        <translation>Cube 频率 (MHz)</translation>
+    </message>
+    <message>
+        <source>Aliases</source>
+        <translation>别名</translation>
+    </message>
+    <message>
+        <source>Alternatives</source>
+        <translation>可替代型号</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Achievable FP16 (TFLOP/s)</source>
+        <translation>可达 FP16 (TFLOP/s)</translation>
+    </message>
+    <message>
+        <source>Achievable BF16 (TFLOP/s)</source>
+        <translation>可达 BF16 (TFLOP/s)</translation>
+    </message>
+    <message>
+        <source>Achievable FP32 (TFLOP/s)</source>
+        <translation>可达 FP32 (TFLOP/s)</translation>
+    </message>
+    <message>
+        <source>Achievable FP8 (TFLOP/s)</source>
+        <translation>可达 FP8 (TFLOP/s)</translation>
+    </message>
+    <message>
+        <source>Achievable HBM (GB/s)</source>
+        <translation>可达 HBM 带宽 (GB/s)</translation>
+    </message>
+    <message>
+        <source>Achievable: source</source>
+        <translation>可达值：来源</translation>
+    </message>
+    <message>
+        <source>Achievable: date</source>
+        <translation>可达值：日期</translation>
+    </message>
+</context>
+<context>
     <name>CatalogEditor</name>
     <message>
         <source>Chip catalog</source>
@@ -549,6 +681,13 @@
     </message>
 </context>
 <context>
+    <name>CatalogRowsModel</name>
+    <message>
+        <source>Column {0} of the catalog CSV</source>
+        <translation>芯片规格库 CSV 中的 {0} 列</translation>
+    </message>
+</context>
+<context>
     <name>Columns</name>
     <message>
         <source>Chip</source>
@@ -593,6 +732,10 @@
     <message>
         <source>cpu coefficient from the catalog; assumed {0} for: {1}</source>
         <translation>cpu 系数取自芯片规格库；以下芯片假设为 {0}：{1}</translation>
+    </message>
+    <message>
+        <source>{0} (measured)</source>
+        <translation>{0}（实测）</translation>
     </message>
     <message>
         <source>✓ fits, {0} GB free</source>
@@ -1962,6 +2105,10 @@
     <message>
         <source>chosen (Source chip)</source>
         <translation>已选择（源芯片）</translation>
+    </message>
+    <message>
+        <source>detected in the profile ({0}-class); predicted with the values of the seed&apos;s {1} row, the same peaks and bandwidths plus the cpu coefficient the step needs</source>
+        <translation>由 Profiling 数据识别（{0} 同级）；使用种子表中 {1} 一行的数值进行预估：峰值和带宽相同，并带有 step 预估所需的 cpu 系数</translation>
     </message>
     <message>
         <source>compute-bound</source>

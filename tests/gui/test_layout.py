@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from mfu_desktop.core.paths import demo_profile_dir
 from mfu_desktop.gui.charts.axes import FittedAxis
+from mfu_desktop.gui.charts.common import ChartPage
 from mfu_desktop.gui.charts.legend import ChartLegend
 from mfu_desktop.gui.widgets import Card
 from tests.gui.conftest import wait_idle
@@ -63,8 +64,12 @@ def axis_problems(where: str, plot: pg.PlotWidget) -> list[str]:
         if not axis.isVisible():
             continue
         length = axis.height() if name == "left" else axis.width()
-        if axis.label.isVisible() and axis.labelText and axis.label.boundingRect().width() > length + 1:
-            problems.append(f"{where}: {name} axis title cut: {axis.labelText!r}")
+        if axis.label.isVisible() and axis.labelText:
+            margin = axis.label.document().documentMargin()  # the text item's own blank border
+            box = axis.label.mapRectToParent(axis.label.boundingRect()).adjusted(margin, margin, -margin, -margin)
+            across = box.bottom() > axis.height() + 1 if name == "bottom" else box.left() < -1.5
+            if axis.label.boundingRect().width() > length + 1 or across:
+                problems.append(f"{where}: {name} axis title cut: {axis.labelText!r}")
         rects = tick_rects(axis)
         for (a, ta), (b, tb) in combinations(rects, 2):
             if a.intersects(b):
@@ -89,6 +94,12 @@ def page_problems(where: str, root: QWidget) -> list[str]:
             if entry.isVisible() and (not one_line_fits(entry.label) or
                                       not legend.rect().contains(entry.geometry())):
                 problems.append(f"{where}: legend entry cut: {entry.text!r}")
+    for chart in root.findChildren(QWidget):
+        page = getattr(chart, "page", None)
+        if isinstance(page, ChartPage) and chart.isVisible() and not page.showing_message and \
+                chart.height() < chart.minimumSizeHint().height() - 1:  # its plot hangs out of it: clipped
+            problems.append(f"{where}: {type(chart).__name__} squeezed to {chart.height()} px "
+                            f"(needs {chart.minimumSizeHint().height()})")
     for plot in root.findChildren(pg.PlotWidget):
         if plot.isVisible():
             if plot.height() < plot.minimumHeight() - 1:  # squeezed: its axes and titles are clipped

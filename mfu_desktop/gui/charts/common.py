@@ -7,7 +7,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRect, Qt
-from PySide6.QtWidgets import QLabel, QStackedLayout, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QApplication, QLabel, QStackedLayout, QToolTip, QVBoxLayout, QWidget
 
 from mfu_desktop.gui.charts.axes import FittedAxis, fitted_axes
 from mfu_desktop.gui.charts.legend import ChartLegend, Swatch, fit_height_to_width
@@ -37,8 +38,14 @@ def make_plot(x_label: str, y_label: str, x_units: str = "", y_units: str = "",
     # Fixed axis sizes: pyqtgraph otherwise re-sizes axes to their tick labels, and every
     # re-size re-lays out and repaints the plot (several rounds on first display and on new data).
     plot.getAxis("left").setWidth(left_width)
-    plot.getAxis("bottom").setHeight(44)
+    plot.getAxis("bottom").setHeight(bottom_axis_height(1))
     return plot
+
+
+def bottom_axis_height(tick_lines: int) -> int:
+    """A bottom axis tall enough for ``tick_lines`` lines of tick labels and its title, in the font in use."""
+    line = QFontMetrics(QApplication.font()).height()
+    return max(46, (tick_lines + 1) * line + 18)
 
 
 def chart_label(device: str) -> str:
@@ -60,7 +67,7 @@ def set_category_ticks(axis: pg.AxisItem, labels: Sequence[str], two_line_room: 
     labels = [str(label) for label in labels]
     if axis.orientation in ("bottom", "top"):
         lines = max([label.count(" (") + 1 for label in labels] + [2 if two_line_room else 1])
-        axis.setHeight(44 + 17 * (lines - 1))
+        axis.setHeight(bottom_axis_height(lines))
     if isinstance(axis, FittedAxis):
         axis.set_categories(labels)
     else:
@@ -138,6 +145,9 @@ class ChartTitle(QLabel):
                                               self.text())
         margins = self.contentsMargins()
         return box.height() + margins.top() + margins.bottom() + 2
+
+    def hasHeightForWidth(self) -> bool:
+        return False  # it sets its own minimum height (see ChartLegend): layouts then honour every minimum
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

@@ -6,7 +6,15 @@ the per-user ``devices_info.csv`` atomically and the main window reloads the cat
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QUrl
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QAbstractTableModel,
+    QCoreApplication,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    QUrl,
+)
 from PySide6.QtGui import QBrush, QColor, QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -53,10 +61,12 @@ class CatalogRowsModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(CATALOG_COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return self.tr("Column {0} of the catalog CSV").format(CATALOG_COLUMNS[section])
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal:
-            return CATALOG_COLUMNS[section]
+            return catalog_header(CATALOG_COLUMNS[section])
         return str(section + 1)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
@@ -229,6 +239,49 @@ class CatalogEditor(QDialog):
         self.saved = True
         self.accept()
         return True
+
+
+#: The catalog's columns in words (the CSV column names stay in the tooltips: the file is edited by name).
+CATALOG_HEADERS = {
+    "vendor": QT_TRANSLATE_NOOP("Catalog", "Vendor"),
+    "model": QT_TRANSLATE_NOOP("Catalog", "Model"),
+    "architecture_type": QT_TRANSLATE_NOOP("Catalog", "Architecture"),
+    "cube_fp16_tflops": QT_TRANSLATE_NOOP("Catalog", "Matrix FP16 (TFLOP/s)"),
+    "cube_bf16_tflops": QT_TRANSLATE_NOOP("Catalog", "Matrix BF16 (TFLOP/s)"),
+    "cube_fp32_tflops": QT_TRANSLATE_NOOP("Catalog", "Matrix FP32 (TFLOP/s)"),
+    "cube_hf32_tflops": QT_TRANSLATE_NOOP("Catalog", "Matrix HF32/TF32 (TFLOP/s)"),
+    "cube_fp8_tflops": QT_TRANSLATE_NOOP("Catalog", "Matrix FP8 (TFLOP/s)"),
+    "cube_int8_tflops": QT_TRANSLATE_NOOP("Catalog", "Matrix INT8 (TOPS)"),
+    "vector_fp16_tflops": QT_TRANSLATE_NOOP("Catalog", "Vector FP16 (TFLOP/s)"),
+    "vector_fp32_tflops": QT_TRANSLATE_NOOP("Catalog", "Vector FP32 (TFLOP/s)"),
+    "hbm_bandwidth_gbs": QT_TRANSLATE_NOOP("Catalog", "HBM bandwidth (GB/s)"),
+    "memory_gb": QT_TRANSLATE_NOOP("Catalog", "Memory (GB)"),
+    "tdp_w": QT_TRANSLATE_NOOP("Catalog", "Power (W)"),
+    "notes": QT_TRANSLATE_NOOP("Catalog", "Notes"),
+    "interconnect_bandwidth": QT_TRANSLATE_NOOP("Catalog", "Interconnect (GB/s)"),
+    "interconnect_direction": QT_TRANSLATE_NOOP("Catalog", "Interconnect direction"),
+    "cpu": QT_TRANSLATE_NOOP("Catalog", "cpu coefficient"),
+    "host_cpu": QT_TRANSLATE_NOOP("Catalog", "Host CPU"),
+    "ai_core_count": QT_TRANSLATE_NOOP("Catalog", "AI cores"),
+    "cube_freq_mhz": QT_TRANSLATE_NOOP("Catalog", "Cube clock (MHz)"),
+    "aliases": QT_TRANSLATE_NOOP("Catalog", "Aliases"),
+    "alternatives": QT_TRANSLATE_NOOP("Catalog", "Alternatives"),
+    "confidence": QT_TRANSLATE_NOOP("Catalog", "Confidence"),
+    "source": QT_TRANSLATE_NOOP("Catalog", "Source"),
+    "mamf_fp16_tflops": QT_TRANSLATE_NOOP("Catalog", "Achievable FP16 (TFLOP/s)"),
+    "mamf_bf16_tflops": QT_TRANSLATE_NOOP("Catalog", "Achievable BF16 (TFLOP/s)"),
+    "mamf_fp32_tflops": QT_TRANSLATE_NOOP("Catalog", "Achievable FP32 (TFLOP/s)"),
+    "mamf_fp8_tflops": QT_TRANSLATE_NOOP("Catalog", "Achievable FP8 (TFLOP/s)"),
+    "achievable_hbm_gbs": QT_TRANSLATE_NOOP("Catalog", "Achievable HBM (GB/s)"),
+    "achievable_source": QT_TRANSLATE_NOOP("Catalog", "Achievable: source"),
+    "achievable_date": QT_TRANSLATE_NOOP("Catalog", "Achievable: date"),
+}
+
+
+def catalog_header(column: str) -> str:
+    """A catalog column's header in words, translated (the CSV name is in the tooltip)."""
+    text = CATALOG_HEADERS.get(column)
+    return QCoreApplication.translate("Catalog", text) if text else column.replace("_", " ")
 
 
 def _describe(problem: CellProblem) -> str:

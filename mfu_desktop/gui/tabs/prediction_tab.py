@@ -318,6 +318,11 @@ class PredictionTab(QWidget):
         chip, why = choose_source(self.catalog, self.source.currentData() or None, self.analysis)
         return chip, why
 
+    def measured_chip(self) -> str | None:
+        """The chip the profile itself names (all ranks agree), or ``None``."""
+        names = {r.summary.chip for r in (self.analysis.ranks if self.analysis else []) if r.summary.chip}
+        return names.pop() if len(names) == 1 else None
+
     def selected_targets(self) -> list[str]:
         """Checked target identifiers."""
         return [
@@ -342,7 +347,8 @@ class PredictionTab(QWidget):
             return
         if self.info.isVisible():
             self.info.hide()
-        self.source_note.setText(f"{source.display_name}: {tl(why)}")
+        measured = self.measured_chip() if not self.source.currentData() else None
+        self.source_note.setText(f"{measured or source.display_name}: {tl(why)}")
         analysis = self.analysis
         rules = list(self.rules_model.rules)
         cpu = self.assume_cpu.value() or None
@@ -356,7 +362,7 @@ class PredictionTab(QWidget):
             prediction = predict(rank_inputs(analysis), source, targets, rules, cpu, basis=Basis(basis_name, factors))
             prediction.warnings.extend(problems)
             check(progress)
-            rows = display_rows(prediction, public_errors(catalog))
+            rows = display_rows(prediction, public_errors(catalog), measured)
             return prediction, rows, prepare_table(rows, specs), step_breakdown_frame(prediction)
 
         self.runner.start(CHANNEL, job, self._predicted, self._failed, label=self.tr("Predicting"))
@@ -496,7 +502,8 @@ def public_errors(catalog: ChipCatalog) -> pd.DataFrame | None:
         return None
 
 
-def display_rows(prediction: Prediction, errors: pd.DataFrame | None = None) -> pd.DataFrame:
+def display_rows(prediction: Prediction, errors: pd.DataFrame | None = None,
+                 measured: str | None = None) -> pd.DataFrame:
     """The engine's rows (core.predict_rows) plus the text columns the table shows.
 
     ``compute_x`` ("1.90× (99.8 %)"), ``basis_shown`` (the basis in the UI's language) and
@@ -504,6 +511,10 @@ def display_rows(prediction: Prediction, errors: pd.DataFrame | None = None) -> 
     prediction's basis ("Huawei → NVIDIA: matmul −2 %, element-wise +8 %").
     """
     rows = prediction_rows(prediction)
+    if measured and measured != prediction.source.display_name and len(rows):
+        # the profile's own chip names the measured row (910B2), even when the seed's twin row (910B) supplied
+        # the cpu coefficient; the source note says so
+        rows.loc[rows.index[0], "device"] = translate("Columns", "{0} (measured)").format(measured)
     texts = [""]
     for t in prediction.targets:
         measured = pair_errors(errors, prediction.source, t.chip, prediction.basis.name) if errors is not None else {}

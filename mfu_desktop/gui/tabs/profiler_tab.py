@@ -804,8 +804,7 @@ class ProfilerTab(QWidget):
                 view.clear()
             return
         s = r.summary
-        self._set_title(self.tr("Rank {0} — {1}").format(s.rank, r.folder.path.name),
-                        str(r.folder.path))
+        self._set_title(self.rank_title(r), str(r.folder.path))
         if s.mfu_ops is not None:
             self.card_ops.set(
                 pct(s.mfu_ops),
@@ -1012,6 +1011,17 @@ class ProfilerTab(QWidget):
             if rank is r:
                 return document
         return r.document
+
+    def rank_title(self, r: RankAnalysis) -> str:
+        """The header of a rank: its label and its folder or file ("Rank 5 — node0_…", "bert_h100 · trace")."""
+        names = self.result.labels() if self.result is not None else []
+        position = next((i for i, other in enumerate(self.result.ranks) if other is r), -1) if self.result else -1
+        if 0 <= position < len(names):
+            name = names[position]
+            if name.label.startswith("rank "):
+                return self.tr("Rank {0} — {1}").format(name.label[5:], r.folder.path.name)
+            return f"{name.label} — {name.format}" + (f" · {name.level}" if name.level else "")
+        return self.tr("Rank {0} — {1}").format(r.rank, r.folder.path.name)
 
     def rank_names(self, kind: str = "label") -> list[str]:
         """Every loaded rank's display label (``label``) or short axis label (``axis``), in ``ranks`` order."""
