@@ -65,6 +65,8 @@ def flash_attention(name: str, dur: float, mask: str = CAUSAL_MASK, gap: float =
 
 
 ADD_BYTES = 3 * 4096 * 4096 * 2
+#: Σ non-communication kernel time of the clean step (µs).
+CLEAN_COMPUTING = 555.0 + 80.0 + 410.188
 #: The clean step: 555 + 80 + 410.188 + 100 µs of kernels, 1 µs apart.
 CLEAN = (
     matmul("MatMul_qkv", 4096, 4096, 4096, 555.0),

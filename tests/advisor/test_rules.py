@@ -14,6 +14,7 @@ from mfu_desktop.core.advisor.registry import rule_by_id
 from tests.advisor.profiles import (
     ADD_BYTES,
     CLEAN,
+    CLEAN_COMPUTING,
     FULL_MASK,
     K,
     Trace,
@@ -24,8 +25,6 @@ from tests.advisor.profiles import (
     swapped,
     write_profile,
 )
-
-CLEAN_COMPUTING = 555.0 + 80.0 + 410.188  # Σ non-communication kernel time of the clean step
 
 
 def check(rule_id: str, path, **kwargs):
