@@ -87,7 +87,7 @@ class Trace:
 
 def write_profile(root: Path, steps: list[list[K]] | None = None, traces: list[Trace] | None = None,
                   name: str = "rank0_ascend_pt", rank: int = 0, matrix_ms: float | None = None,
-                  process_mb: float | None = None, step_trace: bool = True) -> Path:
+                  process_mb: float | None = None, step_trace: bool = True, device_info: bool = False) -> Path:
     """A rank folder of ``steps`` (default: one clean step) laid out kernel after kernel.
 
     Args:
@@ -99,6 +99,7 @@ def write_profile(root: Path, steps: list[list[K]] | None = None, traces: list[T
         matrix_ms: When given, a communication matrix whose one all-reduce's longest link takes this long.
         process_mb: When given, memory files whose process (APP) reserved peak is this many MB.
         step_trace: Write the step trace at all.
+        device_info: Write the device's ``info.json`` (24 AI cores at 1800 MHz: the chip is detected, no ``--chip``).
     """
     steps = steps if steps is not None else [list(CLEAN)]
     rows, auto = [], []
@@ -131,6 +132,12 @@ def write_profile(root: Path, steps: list[list[K]] | None = None, traces: list[T
         (out / "communication_matrix.json").write_text(json.dumps(data))
     if process_mb is not None:
         _memory_files(out, process_mb)
+    if device_info:
+        device = path / "PROF_000001_20260101000000000_TEST" / "device_0"
+        device.mkdir(parents=True, exist_ok=True)
+        (device / "info.json.0").write_text(json.dumps({"DeviceInfo": [{
+            "id": 0, "ai_core_num": 24, "aiv_num": 48, "aic_frequency": "1800", "aiv_frequency": "1800"}],
+            "rank_id": rank}))
     return path
 
 

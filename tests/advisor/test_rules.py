@@ -318,3 +318,19 @@ def test_cluster_findings_are_means_per_rank(tmp_path):
     assert f.summary.en.startswith("On 1 of 2 ranks (0)") and len(f.rows) == 0
     assert advice.for_rank(1) == []
     np.testing.assert_array_equal(advice.for_rank(0)[0].rows, [4])
+
+
+def test_fp32_on_an_unconfirmed_chip_uses_the_candidates_lowest_ratio(tmp_path):
+    """No chip chosen or detected: 910B1–B4 publish BF16/FP32 ratios of 3.998–4.001 (rounded): the lowest counts."""
+    from mfu_desktop.core.advisor.advice import contexts
+    from mfu_desktop.core.analysis.options import AnalysisOptions
+    from mfu_desktop.core.pipeline.analyze import analyze_paths
+
+    steps = [swapped(CLEAN, "MatMul_qkv", in_types="FLOAT;FLOAT", out_types="FLOAT", dur=2000.0)]
+    result = analyze_paths([write_profile(tmp_path, steps)], AnalysisOptions(), use_cache=False)
+    ctx = contexts(result)[0]
+    assert not ctx.rank.chip.confirmed
+    ratios = [c.value("cube_bf16_tflops") / c.value("cube_fp32_tflops") for c in ctx.rank.chip.candidates]
+    assert max(ratios) / min(ratios) - 1 < 0.01
+    finding = rule_by_id("fp32-matmul").check(ctx)
+    assert finding.facts["peak_ratio"] == pytest.approx(min(ratios))

@@ -32,6 +32,8 @@ from mfu_desktop.core.readers import columns as C
 
 #: Evidence rows a finding keeps (largest first); the rest stay in its kernel rows.
 EVIDENCE_ROWS = 8
+#: Candidate chips agree on a peak ratio when they differ by less than this (published peaks are rounded).
+RATIO_AGREEMENT = 0.01
 
 
 @dataclass
@@ -92,19 +94,25 @@ class RankContext:
         return values.pop() if len(values) == 1 else None
 
     def peak_ratio(self, faster: ComputeDtype, slower: ComputeDtype) -> float | None:
-        """Peak of ``faster`` / peak of ``slower`` on the rank's chip (candidates: only when they all agree)."""
+        """Peak of ``faster`` / peak of ``slower`` on the rank's chip.
+
+        Without a confirmed chip, the candidates' lowest ratio when they agree within
+        :data:`RATIO_AGREEMENT` (their published peaks are rounded), else ``None``.
+        """
         chip = self.rank.chip
         if chip.confirmed:
             high, _ = chip.peak(faster)
             low, _ = chip.peak(slower)
             return high.tflops / low.tflops if high is not None and low is not None and low.tflops > 0 else None
-        ratios = set()
+        ratios = []
         for candidate in chip.candidates:
             try:
-                ratios.add(round(chip_peak(candidate, faster).tflops / chip_peak(candidate, slower).tflops, 6))
+                ratios.append(chip_peak(candidate, faster).tflops / chip_peak(candidate, slower).tflops)
             except CatalogError:
                 return None
-        return ratios.pop() if len(ratios) == 1 else None
+        if not ratios or max(ratios) > min(ratios) * (1 + RATIO_AGREEMENT):
+            return None
+        return min(ratios)
 
     # --- the kernels ------------------------------------------------------------------------------
 

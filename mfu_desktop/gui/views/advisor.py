@@ -69,10 +69,11 @@ class AdvisorView(ProfilerView):
         self.scope.setToolTip(TIME_AT_STAKE.get(current_language()))
         layout.addWidget(self.scope)
         split = QSplitter(Qt.Orientation.Vertical)
-        self.table = _table([self.tr("#"), self.tr("Finding"), self.tr("Time at stake / step"),
+        self.table = _table([self.tr("#"), self.tr("Finding"), self.tr("At stake / step"),
                              self.tr("Share of step"), self.tr("Confidence"), self.tr("Ranks")], stretch=1)
+        self.table.setToolTip(TIME_AT_STAKE.get(current_language()))
         self.table.itemSelectionChanged.connect(self._finding_selected)
-        self.table.cellDoubleClicked.connect(lambda row, _col: self._request_kernel(self._selected_rows()))
+        self.table.cellDoubleClicked.connect(lambda _row, _col: self._finding_activated())
         split.addWidget(self.table)
         self.text = QTextBrowser()
         self.text.setOpenLinks(False)
@@ -91,9 +92,9 @@ class AdvisorView(ProfilerView):
         self.evidence = _table([self.tr("Evidence"), self.tr("Calls / step"), self.tr("Time / step"),
                                 self.tr("At stake / step"), self.tr("Figures")], stretch=4)
         self.evidence.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        self.evidence.horizontalHeader().resizeSection(0, 320)
+        self.evidence.horizontalHeader().resizeSection(0, 280)
         self.evidence.itemSelectionChanged.connect(self._evidence_selected)
-        self.evidence.cellDoubleClicked.connect(lambda row, _col: self._request_kernel(self._evidence_rows(row)))
+        self.evidence.cellDoubleClicked.connect(self._evidence_activated)
         box.addWidget(self.evidence, 1)
         buttons = QHBoxLayout()
         self.open_rank = QPushButton("")
@@ -137,10 +138,11 @@ class AdvisorView(ProfilerView):
                 advice.ranks) if advice.ranks > 1 else self.tr("Largest time at stake first.")
         else:
             scope = self.tr("Rank {0}: largest time at stake first.").format(rank.rank)
+        sep = "" if current_language().startswith("zh") else " "
         if rank is not None and rank.lite:
-            scope += " " + self.tr("This rank comes from a cluster summary: only its step and memory figures are "
+            scope += sep + self.tr("This rank comes from a cluster summary: only its step and memory figures are "
                                    "advised on.")
-        self._fill(findings, scope + " " + self.tr("Time at stake is an upper bound per step; findings can "
+        self._fill(findings, scope + sep + self.tr("Time at stake is an upper bound per step; findings can "
                                                    "overlap."))
 
     def advice_for(self, result: FolderAnalysis) -> Advice | None:
@@ -171,17 +173,18 @@ class AdvisorView(ProfilerView):
         table.setRowCount(len(findings))
         for i, f in enumerate(findings):
             cells = [str(i + 1), f.title.get(lang), us(f.time_at_stake_us), share(f.share_of_step),
-                     CONFIDENCE[f.confidence].get(lang), ", ".join(str(r) for r in f.ranks[:8])
-                     + (" …" if len(f.ranks) > 8 else "")]
+                     CONFIDENCE[f.confidence].get(lang), ranks_text(f.ranks)]
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(f.summary.get(lang) if col == 1 else text)
                 if col in (0, 2, 3):
-                    item.setTextAlignment(int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter))
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 table.setItem(i, col, item)
-        table.blockSignals(False)
         if findings:
             table.selectRow(0)
+        table.blockSignals(False)
+        if findings:
+            self._finding_selected()  # the list changed: the first finding is shown whatever was selected before
         else:
             self._show_finding(None)
             if scope:
@@ -193,17 +196,24 @@ class AdvisorView(ProfilerView):
         rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
         return self._findings[rows[0].row()] if rows and rows[0].row() < len(self._findings) else None
 
-    def _selected_rows(self) -> np.ndarray:
-        f = self.selected_finding()
-        return f.rows if f is not None else np.zeros(0, dtype=np.int64)
-
     def _finding_selected(self) -> None:
         f = self.selected_finding()
         self._show_finding(f)
-        if self._rank is not None and f is not None:
-            self.context.bus.highlight(f.rows if len(f.rows) else None, f.title.get(current_language()))
+        self._highlight_finding(f)
+
+    def _highlight_finding(self, f: Finding | None) -> None:
+        """Highlight the finding's kernels (none in the cluster: its kernels belong to several ranks)."""
+        if self._rank is not None and f is not None and len(f.rows):
+            self.context.bus.highlight(f.rows, f.title.get(current_language()))
         else:
             self.context.bus.highlight(None)
+
+    def _finding_activated(self) -> None:
+        """Double click on a finding: highlight its kernels and ask for the longest of them."""
+        f = self.selected_finding()
+        if f is not None:
+            self._highlight_finding(f)
+            self._request_kernel(f.rows)
 
     def _show_finding(self, f: Finding | None) -> None:
         lang = current_language()
@@ -221,7 +231,7 @@ class AdvisorView(ProfilerView):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
                 if col in (1, 2, 3):
-                    item.setTextAlignment(int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter))
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.evidence.setItem(i, col, item)
         self.evidence.blockSignals(False)
         worst = self._worst_rank(f)
@@ -231,22 +241,28 @@ class AdvisorView(ProfilerView):
 
     # --- linking -----------------------------------------------------------------------------------
 
-    def _evidence_rows(self, row: int) -> np.ndarray:
-        f = self.selected_finding()
-        if f is None or not 0 <= row < len(f.evidence):
-            return np.zeros(0, dtype=np.int64)
-        return f.evidence[row].rows
-
     def _evidence_selected(self) -> None:
-        f = self.selected_finding()
         rows = self.evidence.selectionModel().selectedRows()
-        if f is None or self._rank is None or not rows:
-            return
-        e = f.evidence[rows[0].row()]
+        if rows:
+            self._highlight_evidence(rows[0].row())
+
+    def _highlight_evidence(self, row: int) -> Evidence | None:
+        """Highlight an evidence row's kernels (the finding's when the row has none); returns the row."""
+        f = self.selected_finding()
+        if f is None or self._rank is None or not 0 <= row < len(f.evidence):
+            return None
+        e = f.evidence[row]
         if len(e.rows):
             self.context.bus.highlight(e.rows, e.label.get(current_language()))
         else:
-            self.context.bus.highlight(f.rows if len(f.rows) else None, f.title.get(current_language()))
+            self._highlight_finding(f)
+        return e
+
+    def _evidence_activated(self, row: int, _column: int) -> None:
+        """Double click on an evidence row: highlight its kernels and ask for the longest of them."""
+        e = self._highlight_evidence(row)
+        if e is not None:
+            self._request_kernel(e.rows)
 
     def _request_kernel(self, rows: np.ndarray) -> None:
         """Ask for the longest of ``rows`` (the Kernels table selects it and shows its derivation)."""
@@ -275,6 +291,18 @@ class AdvisorView(ProfilerView):
             self.context.bus.rank_requested.emit(worst)
 
 
+def ranks_text(ranks: list[int], limit: int = 6) -> str:
+    """Ranks as runs: ``0–7``, ``0, 2, 5–6``; more than ``limit`` runs end with ``…``."""
+    runs: list[list[int]] = []
+    for r in sorted(ranks):
+        if runs and r == runs[-1][1] + 1:
+            runs[-1][1] = r
+        else:
+            runs.append([r, r])
+    parts = [f"{a}" if a == b else f"{a}, {b}" if b == a + 1 else f"{a}–{b}" for a, b in runs[:limit]]
+    return ", ".join(parts) + (", …" if len(runs) > limit else "")
+
+
 def _table(headers: list[str], stretch: int) -> QTableWidget:
     """A read-only, row-selecting table with ``headers``; column ``stretch`` takes the spare width."""
     table = QTableWidget(0, len(headers))
@@ -294,12 +322,13 @@ def _table(headers: list[str], stretch: int) -> QTableWidget:
 def _finding_html(f: Finding, lang: str) -> str:
     """A finding's title, headline figures, summary, advice and guide link as HTML."""
     esc = html.escape
+    colon = "：" if lang.startswith("zh") else ": "
     head = (f"{us(f.time_at_stake_us)} · {share(f.share_of_step)} · {word('confidence', lang)} "
             f"{CONFIDENCE[f.confidence].get(lang)}")
     return (f"<p><b>{esc(f.title.get(lang))}</b><br><span style='color:#666'>{esc(head)}</span></p>"
             f"<p>{esc(f.summary.get(lang))}</p>"
-            f"<p><b>{esc(word('advice', lang))}</b>: {esc(f.advice.get(lang))}</p>"
-            f"<p style='color:#666'>{esc(word('guide', lang))}: {esc(f.guide)} ({esc(f.rule)})</p>")
+            f"<p><b>{esc(word('advice', lang))}</b>{colon}{esc(f.advice.get(lang))}</p>"
+            f"<p style='color:#666'>{esc(word('guide', lang))}{colon}{esc(f.guide)} ({esc(f.rule)})</p>")
 
 
 def _evidence_cells(e: Evidence, lang: str) -> list[str]:

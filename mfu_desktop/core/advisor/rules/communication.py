@@ -66,8 +66,7 @@ class CommunicationNotOverlapped(Rule):
         ]
         comm = ctx.of_class(KernelClass.COMM)
         evidence += ctx.kernel_evidence(comm, None)
-        facts = {"transfer_us": transfer, "wait_us": wait,
-                 "matrix": "yes" if ctx.document.get("comm_transfer_us") is not None else "no",
+        facts = {"transfer_us": transfer, "wait_us": wait, "matrix": "yes" if _has_matrix(ctx, transfer) else "no",
                  "slow_ranks": ", ".join(e.key.removeprefix("rank ") for e in evidence if e.kind is EvidenceKind.RANK),
                  "this_rank_slow": "yes" if ctx.rank.rank in ((ctx.cluster or {}).get("slow_ranks") or []) else "no"}
         return self.finding(ctx, exposed, Confidence.HIGH, evidence=evidence, rows=np.flatnonzero(comm), facts=facts)
@@ -94,6 +93,14 @@ class CommunicationNotOverlapped(Rule):
             summary_zh += "该 rank 本身就是慢 rank：其他 rank 在等它。"
         parts = [_TRANSFER, _WAIT] if transfer >= wait else [_WAIT, _TRANSFER]
         return Text(summary_en, summary_zh), Text(" ".join(p.en for p in parts), "".join(p.zh for p in parts))
+
+
+def _has_matrix(ctx: RankContext, transfer: float) -> bool:
+    """Whether the split had a communication matrix (a rank from a summary: whether it found any transfer)."""
+    if ctx.rank.lite:
+        return transfer > 0
+    comm = ctx.rank.data.comm
+    return comm is not None and bool(comm.ops)
 
 
 def _slow_ranks(ctx: RankContext) -> list[Evidence]:
