@@ -62,7 +62,7 @@ def test_rank_findings_highlight_their_kernels(make_window, qtbot):
     assert profiler.tabs.currentWidget() is profiler.view_pages["kernels"]
     selected = profiler.kernel_model.source_row(profiler.kernel_view.currentIndex().row())
     assert selected in expected and kernels["op_type"].iloc[selected] == "MoeInitRouting"
-    assert profiler.highlight_clear.isVisible() and "Operators fall back" in profiler.highlight_label.text()
+    assert profiler.highlight_clear.isVisible() and "Operators fall back" in profiler.highlight_label.full_text
     qtbot.mouseClick(profiler.highlight_clear, Qt.MouseButton.LeftButton)
     assert profiler.kernel_model.rowCount() == len(kernels) and not profiler.highlight_clear.isVisible()
     assert len(highlighted[-1][0]) == 0

@@ -60,7 +60,7 @@ from mfu_desktop.gui.staging import Stager
 from mfu_desktop.gui.table_view import TableView
 from mfu_desktop.gui.views.base import ProfilerView, SelectionBus, ViewContext
 from mfu_desktop.gui.views.registry import view_classes
-from mfu_desktop.gui.widgets import Card, InfoBar
+from mfu_desktop.gui.widgets import Card, ElidedLabel, InfoBar
 from mfu_desktop.gui.workers import JobRunner
 
 CHANNEL = "profile"
@@ -258,14 +258,15 @@ class ProfilerTab(QWidget):
             filters.addWidget(w)
         self.kernel_count = QLabel("")
         filters.addWidget(self.kernel_count)
-        self.highlight_label = QLabel("")
+        self.highlight_label = ElidedLabel("")
         self.highlight_label.setStyleSheet("color: #c62828;")
         self.highlight_clear = QPushButton(self.tr("Show all kernels"))
         self.highlight_clear.setToolTip(self.tr("Stop showing only the highlighted kernels"))
         self.highlight_clear.clicked.connect(lambda: self.bus.highlight(None))
-        for w in (self.highlight_label, self.highlight_clear):
-            w.setVisible(False)
-            filters.addWidget(w)
+        self.highlight_label.setVisible(False)
+        filters.addWidget(self.highlight_label, 1)
+        self.highlight_clear.setVisible(False)
+        filters.addWidget(self.highlight_clear)
         self._highlighted: np.ndarray | None = None
         return filters
 
@@ -857,9 +858,8 @@ class ProfilerTab(QWidget):
         """A view highlighted kernels: the Kernels table shows only them, the scatter and roofline ring them."""
         self._highlighted = np.asarray(rows, dtype=np.int64) if len(rows) else None
         on = self._highlighted is not None
-        self.highlight_label.setText(self.tr("Highlighted: {0} ({1} kernels)").format(label, f"{len(rows):,}")
-                                     if on else "")
-        self.highlight_label.setToolTip(label)
+        self.highlight_label.set_text(self.tr("Highlighted: {0} ({1} kernels)").format(label, f"{len(rows):,}")
+                                      if on else "")
         for w in (self.highlight_label, self.highlight_clear):
             w.setVisible(on)
         self.scatter.set_highlight(self._highlighted)
