@@ -27,7 +27,7 @@ _ADVICE = Text(
     "only where the numerics need it (an MoE router, the loss): the time at stake assumes every listed kernel "
     "moves to BF16.",
     "改用 BF16 运行（torch.autocast，或模型用 BF16、优化器保留 FP32 主权重），或者保留 FP32 张量、让矩阵单元使用"
-    "降精度的 FP32 模式：昇腾的 HF32（torch.npu.matmul.allow_hf32 = True；卷积：torch.npu.conv.allow_hf32）、"
+    "降精度的 FP32 模式：Ascend 的 HF32（torch.npu.matmul.allow_hf32 = True；卷积：torch.npu.conv.allow_hf32）、"
     "NVIDIA 的 TF32（torch.backends.cuda.matmul.allow_tf32 = True 或 torch.set_float32_matmul_precision('high')）。"
     "只在数值确实需要时保留 FP32（MoE 路由、loss）：涉及时间假设列出的算子全部改为 BF16。",
 )

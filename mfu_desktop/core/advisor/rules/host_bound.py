@@ -34,8 +34,8 @@ _DISPATCH = Text(
     "cores (Ascend: TASK_QUEUE_ENABLE=2, CPU_AFFINITY_CONF=1), or give each operator more work (a larger "
     "micro-batch).",
     "大量短间隙：host 下发算子的速度跟不上设备执行的速度（下发瓶颈）。减少算子数量、增大单个算子（算子融合、"
-    "torch.compile、融合优化器），使用图模式（昇腾：torch_npu aclgraph 或 TorchAir；NVIDIA：CUDA Graphs），"
-    "开启任务队列并绑核（昇腾：TASK_QUEUE_ENABLE=2、CPU_AFFINITY_CONF=1），"
+    "torch.compile、融合优化器），使用图模式（Ascend：torch_npu aclgraph 或 TorchAir；NVIDIA：CUDA Graphs），"
+    "开启任务队列并绑核（Ascend：TASK_QUEUE_ENABLE=2、CPU_AFFINITY_CONF=1），"
     "或让每个算子做更多的工作（增大 micro-batch）。",
 )
 _STALLS = Text(

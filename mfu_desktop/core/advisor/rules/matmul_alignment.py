@@ -30,7 +30,7 @@ _ADVICE = Text(
     "MIX_AIC kernel with format conversions around it.",
     f"补齐未对齐 tile 的维度：模型维度（hidden、FFN、词表、heads × head_dim）补齐到 {CUBE_ALIGN} 的倍数，"
     f"较大的维度补齐到 {TILE_ALIGN} 的倍数（词表 32001 → 32256，embedding 补零行）；来自序列拼接或 MoE 路由的 "
-    f"token 数（M）补齐到 {CUBE_ALIGN} 的倍数（按长度分桶、补齐专家容量）。在昇腾上，内轴未对齐的 matmul 还会以 "
+    f"token 数（M）补齐到 {CUBE_ALIGN} 的倍数（按长度分桶、补齐专家容量）。在 Ascend 上，内轴未对齐的 matmul 还会以 "
     "MIX_AIC 算子运行，并在前后插入格式转换。",
 )
 

@@ -29,7 +29,7 @@ _ADVICE = Text(
     "NVIDIA). The largest allocations live at the peak are listed.",
     "在显存耗尽之前释放显存：重计算激活（选择性重计算 attention 与 MLP 的激活）、切分优化器状态和梯度（ZeRO-1/2、"
     "分布式优化器）或参数（ZeRO-3/FSDP）、卸载优化器状态、减小 micro-batch；碎片化（reserved 远大于 allocated）时设置 "
-    "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True（昇腾；NVIDIA 上为 PYTORCH_CUDA_ALLOC_CONF）。下面列出了峰值时"
+    "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True（Ascend；NVIDIA 上为 PYTORCH_CUDA_ALLOC_CONF）。下面列出了峰值时"
     "存活的最大分配。",
 )
 

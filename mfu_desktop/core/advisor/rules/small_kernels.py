@@ -30,7 +30,7 @@ _ADVICE = Text(
     "(TASK_QUEUE_ENABLE=2) hides part of the launch cost.",
     "减少 kernel 的数量：融合小算子（torch.compile；npu_rms_norm、npu_rotary_mul、npu_swiglu、融合 Adam/AdamW "
     "等融合算子），把大量小张量合并成一次调用（torch._foreach_*、multi-tensor apply、展平的梯度桶），或把 step "
-    "捕获成图，使下发不再占用 host 时间（昇腾：torch_npu aclgraph 或 TorchAir；NVIDIA：CUDA Graphs）。昇腾上开启"
+    "捕获成图，使下发不再占用 host 时间（Ascend：torch_npu aclgraph 或 TorchAir；NVIDIA：CUDA Graphs）。Ascend 上开启"
     "任务队列（TASK_QUEUE_ENABLE=2）可隐藏部分下发开销。",
 )
 
