@@ -172,3 +172,19 @@ def advice_on(*paths: Path, **flops) -> Advice:
 def swapped(kernels: tuple[K, ...], name: str, **changes) -> list[K]:
     """The clean step with one kernel changed."""
     return [replace(k, **changes) if k.name == name else k for k in kernels]
+
+
+def two_rank_profile(root: Path) -> Path:
+    """Two 910B2 ranks (info.json: the chip is detected) with three findings each, rank 1 slower.
+
+    Per rank: 300 µs of not-overlapped communication (0.1 ms of it the longest link), an Add at 25 % of
+    HBM bandwidth, two AI CPU operators (NonZero 50 µs, Unique 80 µs); rank 1 computes 200 µs more.
+    """
+    cpu = [K("NonZero_1", "NonZero", "AI_CPU", 50.0, "4096", "INT64", "4096,1", "INT64", block=1),
+           K("Unique_1", "Unique", "AI_CPU", 80.0, "4096", "INT64", "4096", "INT64", block=1)]
+    step = [*swapped(CLEAN, "Add_residual", dur=251.658), *cpu]
+    computing = CLEAN_COMPUTING + 171.658 + 130.0
+    for rank, extra in ((0, 0.0), (1, 200.0)):
+        write_profile(root, [step], [Trace(computing + extra, 300.0, 7.0)], name=f"r{rank}_ascend_pt", rank=rank,
+                      matrix_ms=0.1, device_info=True)
+    return root

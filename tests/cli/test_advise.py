@@ -8,7 +8,7 @@ import json
 import pytest
 
 from mfu_desktop.cli.main import main
-from tests.advisor.profiles import CLEAN, CLEAN_COMPUTING, K, Trace, swapped, write_profile
+from tests.advisor.profiles import CLEAN_COMPUTING, Trace, two_rank_profile, write_profile
 
 FINDING_KEYS = {"rule", "title", "summary", "advice", "time_at_stake_us", "share_of_step", "step_time_us",
                 "confidence", "guide", "ranks", "evidence", "facts"}
@@ -54,14 +54,8 @@ def test_json_contract(demo_json):
 
 @pytest.fixture
 def two_ranks(tmp_path):
-    """Rank 0: 300 µs of exposed communication, an AI CPU NonZero, an Add at 25 % of HBM; rank 1: slower."""
-    nonzero = K("NonZero_1", "NonZero", "AI_CPU", 50.0, "4096", "INT64", "4096,1", "INT64", block=1)
-    step = [*swapped(CLEAN, "Add_residual", dur=251.658), nonzero]
-    computing = CLEAN_COMPUTING + 171.658 + 50.0
-    root = tmp_path / "profile"
-    write_profile(root, [step], [Trace(computing, 300.0, 6.0)], name="r0_ascend_pt", rank=0, matrix_ms=0.1)
-    write_profile(root, [step], [Trace(computing + 200, 300.0, 6.0)], name="r1_ascend_pt", rank=1, matrix_ms=0.1)
-    return str(root)
+    """Per rank: 300 µs of exposed communication, AI CPU operators, an Add at 25 % of HBM; rank 1: slower."""
+    return str(two_rank_profile(tmp_path / "profile"))
 
 
 def test_console_lists_findings_in_order_with_advice_and_guide(capsys, two_ranks):

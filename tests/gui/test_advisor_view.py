@@ -1,7 +1,8 @@
 """The Advisor view: findings ranked for a rank and for the cluster, linked to the Kernels table and charts.
 
 Every interaction is a real mouse event on the widgets (clicks, double-clicks), at the sizes of a
-laptop and a desktop screen, in English and Chinese.
+laptop and a desktop screen, in English and Chinese. The profile is generated (two 910B2 ranks,
+three findings each: tests/advisor/profiles.py); the demo's findings are pinned in tests/advisor.
 """
 
 from __future__ import annotations
@@ -10,10 +11,13 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.advisor.profiles import CLEAN, swapped, write_profile
+from tests.advisor.profiles import CLEAN, swapped, two_rank_profile, write_profile
 from tests.gui.conftest import wait_idle
 
 pytestmark = pytest.mark.gui
+
+TITLES = ["Communication is not hidden behind computation", "Memory-bound kernels far below HBM bandwidth",
+          "Operators fall back to the AI CPU"]
 
 
 def advisor_of(window):
@@ -22,81 +26,79 @@ def advisor_of(window):
 
 def click_row(qtbot, table, row: int, column: int = 1, double: bool = False) -> None:
     rect = table.visualRect(table.model().index(row, column))
-    action = qtbot.mouseDClick if double else qtbot.mouseClick
-    if double:  # a double click starts with a click that selects the row
-        qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    action(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    if double:  # a double click follows the click that selects the row
+        qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
 
 def titles(view) -> list[str]:
     return [view.table.item(i, 1).text() for i in range(view.table.rowCount())]
 
 
-def test_rank_findings_highlight_their_kernels(make_window, qtbot):
-    window = make_window("--demo", "--lang", "en", "--tab", "profiler", "--rank", "5", "--view", "advisor",
-                         "--size", "1280x800")
+def open_window(make_window, qtbot, tmp_path, *argv):
+    window = make_window(str(two_rank_profile(tmp_path / "profile")), "--tab", "profiler", "--view", "advisor",
+                         *argv)
     wait_idle(qtbot, window)
-    profiler, view = window.profiler, advisor_of(window)
+    view = advisor_of(window)
     qtbot.waitUntil(lambda: view.table.rowCount() == 3)
-    assert titles(view) == ["Communication is not hidden behind computation",
-                            "Memory-bound kernels far below HBM bandwidth", "Operators fall back to the AI CPU"]
-    assert view.table.item(0, 2).text() == "12.9 ms" and "Rank 5" in view.scope.text()
+    return window, window.profiler, view
+
+
+def test_rank_findings_highlight_their_kernels(make_window, qtbot, tmp_path):
+    window, profiler, view = open_window(make_window, qtbot, tmp_path, "--lang", "en", "--rank", "1",
+                                         "--size", "1280x800")
+    assert titles(view) == TITLES and "Rank 1" in view.scope.text()
+    assert view.table.item(0, 2).text() == "300.0 µs"
     highlighted = []
     profiler.bus.kernels_highlighted.connect(lambda rows, label: highlighted.append((rows, label)))
-    # clicking the AI CPU finding highlights its kernels: 2 per step, 2 steps
+    # clicking the AI CPU finding highlights its kernels
     click_row(qtbot, view.table, 2)
     rows, label = highlighted[-1]
     kernels = profiler.current.kernels
     expected = np.flatnonzero(kernels["klass"].astype(str).to_numpy() == "aicpu")
-    assert label == "Operators fall back to the AI CPU" and sorted(rows) == sorted(expected) and len(rows) == 4
-    assert "MoeInitRouting" in view.text.toPlainText() and view.evidence.rowCount() == 2
-    # the Kernels table shows only them, with a way back
-    assert profiler.kernel_model.rowCount() == 4 and profiler.highlight_clear.isVisible() is False  # other page
-    # an evidence row narrows the highlight to its kernels
+    assert label == TITLES[2] and sorted(rows) == sorted(expected) and len(rows) == 2
+    assert "NonZero" in view.text.toPlainText() and view.evidence.rowCount() == 2
+    assert profiler.kernel_model.rowCount() == 2  # the Kernels table shows only them
+    # an evidence row narrows the highlight to its kernels (Unique, 80 µs, comes first)
     click_row(qtbot, view.evidence, 1, column=0)
     rows, label = highlighted[-1]
-    assert label.startswith("NonZero") and len(rows) == 2
-    # a double click asks for the longest kernel: the Kernels page selects it
+    assert label == "NonZero [4096]" and list(rows) == [int(np.flatnonzero(kernels["op_type"] == "NonZero")[0])]
+    # a double click on the finding asks for its longest kernel: the Kernels page selects it
     click_row(qtbot, view.table, 2, double=True)
     wait_idle(qtbot, window)
     assert profiler.tabs.currentWidget() is profiler.view_pages["kernels"]
     selected = profiler.kernel_model.source_row(profiler.kernel_view.currentIndex().row())
-    assert selected in expected and kernels["op_type"].iloc[selected] == "MoeInitRouting"
-    assert profiler.highlight_clear.isVisible() and "Operators fall back" in profiler.highlight_label.full_text
+    assert kernels["op_type"].iloc[selected] == "Unique"
+    assert profiler.highlight_clear.isVisible() and TITLES[2] in profiler.highlight_label.full_text
     qtbot.mouseClick(profiler.highlight_clear, Qt.MouseButton.LeftButton)
     assert profiler.kernel_model.rowCount() == len(kernels) and not profiler.highlight_clear.isVisible()
     assert len(highlighted[-1][0]) == 0
 
 
-def test_cluster_findings_open_the_rank_with_most_at_stake(make_window, qtbot):
-    window = make_window("--demo", "--lang", "en", "--tab", "profiler", "--view", "advisor", "--size", "1024x700")
-    wait_idle(qtbot, window)
-    profiler, view = window.profiler, advisor_of(window)
-    qtbot.waitUntil(lambda: view.table.rowCount() == 3)
-    assert profiler.current is None and "Cluster of 8 ranks" in view.scope.text()
-    assert view.table.item(0, 2).text() == "11.8 ms" and view.table.item(0, 5).text() == "0–7"
-    assert view.open_rank.isVisible() and view.open_rank.text() == "Open rank 2"
+def test_cluster_findings_open_the_rank_with_most_at_stake(make_window, qtbot, tmp_path):
+    window, profiler, view = open_window(make_window, qtbot, tmp_path, "--lang", "en", "--size", "1024x700")
+    assert profiler.current is None and "Cluster of 2 ranks" in view.scope.text()
+    assert titles(view) == TITLES and view.table.item(0, 5).text() == "0, 1"
+    click_row(qtbot, view.table, 1)  # the memory-bound Add: the ranks' times tie, rank 0 comes first
+    assert view.open_rank.isVisible() and view.open_rank.text() == "Open rank 0"
     # at 1024 × 700 every title fits its column (nothing elided) and the detail keeps room
     assert all(view.table.columnWidth(1) >= view.table.fontMetrics().horizontalAdvance(t) + 6 for t in titles(view))
     assert view.text.height() > 100 and view.evidence.height() > 80
     qtbot.mouseClick(view.open_rank, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window)
-    assert profiler.current is not None and profiler.current.rank == 2
-    qtbot.waitUntil(lambda: "Rank 2" in view.scope.text())
+    assert profiler.current is not None and profiler.current.rank == 0
+    qtbot.waitUntil(lambda: "Rank 0" in view.scope.text())
     assert not view.open_rank.isVisible()
 
 
-def test_chinese_findings(make_window, qtbot):
-    window = make_window("--demo", "--lang", "zh_CN", "--tab", "profiler", "--rank", "0", "--view", "advisor",
-                         "--size", "1920x1080")
-    wait_idle(qtbot, window)
-    profiler, view = window.profiler, advisor_of(window)
-    qtbot.waitUntil(lambda: view.table.rowCount() == 3)
-    assert titles(view)[0] == "通信未被计算掩盖"
+def test_chinese_findings(make_window, qtbot, tmp_path):
+    _, profiler, view = open_window(make_window, qtbot, tmp_path, "--lang", "zh_CN", "--rank", "1",
+                                    "--size", "1920x1080")
+    assert titles(view) == ["通信未被计算掩盖", "访存受限的算子远低于 HBM 带宽", "算子回退到 AI CPU 执行"]
     assert profiler.tabs.tabText(profiler.tabs.indexOf(view)) == "顾问"
     assert "怎么做" in view.text.toPlainText() and "真实通信" in view.evidence.item(0, 0).text()
     assert view.table.horizontalHeaderItem(2).text() == "每 step 涉及时间"
-    assert view.table.columnWidth(1) >= view.table.fontMetrics().horizontalAdvance(titles(view)[1])
+    assert all(view.table.columnWidth(1) >= view.table.fontMetrics().horizontalAdvance(t) for t in titles(view))
 
 
 def test_charts_ring_the_highlighted_kernels(make_window, qtbot, tmp_path):
