@@ -50,7 +50,6 @@ WORDS = {
     "none": Text("No findings: none of the advisor's rules found a problem worth the time.",
                  "没有发现：顾问的规则没有发现值得处理的问题。"),
     "title": Text("MFU Desktop advisor — what to fix first", "MFU Desktop 性能顾问——先优化什么"),
-    "rank": Text("rank", "rank"),
 }
 
 

@@ -85,9 +85,3 @@ def of_step(finding: Finding) -> Text:
         return Text("", "")
     return Text(f" ({share(s)} of the step)", f"（占 step 的 {share(s)}）")
 
-
-def names(finding: Finding, limit: int = 3) -> str:
-    """The first evidence rows' labels, comma-separated (``+N more`` when there are more)."""
-    labels = [e.label.en for e in finding.evidence[:limit]]
-    more = len(finding.evidence) - limit
-    return ", ".join(labels) + (f" (+{more})" if more > 0 else "")

@@ -75,11 +75,6 @@ def device_time(kernels: pd.DataFrame) -> DeviceTime:
     return DeviceTime(busy, idle)
 
 
-def idle_before_us(kernels: pd.DataFrame) -> np.ndarray:
-    """Device idle time (µs) just before each kernel, aligned with the frame's rows (:func:`device_time`)."""
-    return device_time(kernels).idle_us
-
-
 def _step_codes(kernels: pd.DataFrame) -> np.ndarray | None:
     """Step Id per row as codes (−1: none), or ``None`` when the frame has no Step Id."""
     if C.STEP_ID not in kernels.columns or not kernels[C.STEP_ID].notna().any():
