@@ -9,12 +9,13 @@ from mfu_desktop.core.paths import resources_dir
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
 
 _installed: list[QTranslator] = []
-_language = ["en"]
+#: The language the app runs in (set by :func:`install_translator`).
+_current = "en"
 
 
 def current_language() -> str:
-    """The interface's language (``en`` or ``zh_CN``): what engine lines with their own wording are asked for."""
-    return _language[0]
+    """The interface language in use (``en`` or ``zh_CN``): engine texts that carry both languages pick by it."""
+    return _current
 
 
 def resolve_language(choice: str | None) -> str:
@@ -32,10 +33,11 @@ def translations_dir() -> str:
 
 def install_translator(app: QCoreApplication, language: str) -> bool:
     """Install the translators for ``language``; ``True`` when the app's own catalogue loaded."""
+    global _current
     for translator in _installed:
         app.removeTranslator(translator)
     _installed.clear()
-    _language[0] = "en"
+    _current = language if language in LANGUAGES else "en"
     if language == "en":
         return True
     ours = QTranslator(app)
@@ -43,7 +45,6 @@ def install_translator(app: QCoreApplication, language: str) -> bool:
     if ok:
         app.installTranslator(ours)
         _installed.append(ours)
-        _language[0] = language
     qt = QTranslator(app)
     if qt.load(f"qtbase_{language}", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
         app.installTranslator(qt)

@@ -2,6 +2,97 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AdvisorView</name>
+    <message>
+        <source>Advisor</source>
+        <translation>顾问</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Finding</source>
+        <translation>发现</translation>
+    </message>
+    <message>
+        <source>At stake / step</source>
+        <translation>每 step 涉及时间</translation>
+    </message>
+    <message>
+        <source>Share of step</source>
+        <translation>占 step</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>Ranks</source>
+        <translation>rank</translation>
+    </message>
+    <message>
+        <source>Evidence</source>
+        <translation>依据</translation>
+    </message>
+    <message>
+        <source>Calls / step</source>
+        <translation>调用/step</translation>
+    </message>
+    <message>
+        <source>Time / step</source>
+        <translation>耗时/step</translation>
+    </message>
+    <message>
+        <source>Figures</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Open a profile: the advisor lists what to fix first, with the time each fix is worth per step.</source>
+        <translation>打开 Profiling 数据：顾问会列出先优化什么，以及每项优化每 step 可节省的时间。</translation>
+    </message>
+    <message>
+        <source>Looking for what to fix first…</source>
+        <translation>正在查找先优化什么…</translation>
+    </message>
+    <message>
+        <source>Advising</source>
+        <translation>正在生成优化建议</translation>
+    </message>
+    <message>
+        <source>Cluster of {0} ranks: findings as means per rank, largest time at stake first.</source>
+        <translation>集群共 {0} 个 rank：发现按每 rank 平均，涉及时间最多的在前。</translation>
+    </message>
+    <message>
+        <source>Largest time at stake first.</source>
+        <translation>涉及时间最多的在前。</translation>
+    </message>
+    <message>
+        <source>Rank {0}: largest time at stake first.</source>
+        <translation>rank {0}：涉及时间最多的在前。</translation>
+    </message>
+    <message>
+        <source>This rank comes from a cluster summary: only its step and memory figures are advised on.</source>
+        <translation>该 rank 来自集群汇总：只分析其 step 与显存数据。</translation>
+    </message>
+    <message>
+        <source>Time at stake is an upper bound per step; findings can overlap.</source>
+        <translation>涉及时间是每 step 的上限；不同发现可能重叠。</translation>
+    </message>
+    <message>
+        <source>The advisor could not run: {0}</source>
+        <translation>顾问无法运行：{0}</translation>
+    </message>
+    <message>
+        <source>No findings: none of the advisor&apos;s rules found a problem worth the time in what is shown.</source>
+        <translation>没有发现：在当前显示的内容中，顾问的规则没有发现值得处理的问题。</translation>
+    </message>
+    <message>
+        <source>Open rank {0}</source>
+        <translation>打开 rank {0}</translation>
+    </message>
+</context>
+<context>
     <name>Bands</name>
     <message>
         <source>&lt; 20 %</source>
@@ -3241,6 +3332,22 @@
         <translation>掩码几何口径</translation>
     </message>
     <message>
+        <source>Show only this type ({0})</source>
+        <translation>只显示该类型（{0}）</translation>
+    </message>
+    <message>
+        <source>Show only this type and shape</source>
+        <translation>只显示该类型和 shape</translation>
+    </message>
+    <message>
+        <source>Show its kernels</source>
+        <translation>显示其算子</translation>
+    </message>
+    <message>
+        <source>Show in timeline</source>
+        <translation>在时间线中显示</translation>
+    </message>
+    <message>
         <source>Warnings, capture configuration and conventions</source>
         <translation>警告、采集配置与口径</translation>
     </message>
@@ -3274,16 +3381,20 @@
         <translation>已复制 {0}</translation>
     </message>
     <message>
-        <source>chip not confirmed — set it in Assumptions</source>
-        <translation>芯片未确认——请在“假设”中设置</translation>
-    </message>
-    <message>
         <source>step {0} ms, mean of {1} step(s)</source>
         <translation>step {0} ms（{1} 个 step 的平均）</translation>
     </message>
     <message>
         <source>Hot operators by lost time = measured − roofline-attainable</source>
         <translation>按损失时间的热点算子 = 实测 − Roofline 可达时间</translation>
+    </message>
+    <message>
+        <source>Show all kernels</source>
+        <translation>显示全部算子</translation>
+    </message>
+    <message>
+        <source>Stop showing only the highlighted kernels</source>
+        <translation>不再只显示高亮的算子</translation>
     </message>
     <message>
         <source>The profile already open is kept.</source>
@@ -3358,6 +3469,22 @@
         <translation>选择一个 rank 查看其算子</translation>
     </message>
     <message>
+        <source>chip not confirmed — set it in Assumptions</source>
+        <translation>芯片未确认——请在“假设”中设置</translation>
+    </message>
+    <message>
+        <source>not confirmed — set it in Assumptions</source>
+        <translation>未确认——请在“假设”中设置</translation>
+    </message>
+    <message>
+        <source>MFU per kernel needs the chip, which the profile does not confirm: set it in Assumptions (the cards show the range over the chips it could be).</source>
+        <translation>各算子 MFU 需要确定芯片，而 Profiling 数据无法确认：请在“假设”中设置（卡片显示的是可能芯片之间的范围）。</translation>
+    </message>
+    <message>
+        <source>{0}: {1} — {2}</source>
+        <translation>{0}：{1} — {2}</translation>
+    </message>
+    <message>
         <source>Rank {0} — {1}</source>
         <translation>Rank {0} — {1}</translation>
     </message>
@@ -3380,10 +3507,6 @@
     <message>
         <source>a PyTorch profiler trace has no hardware counters</source>
         <translation>PyTorch profiler trace 不含硬件计数器</translation>
-    </message>
-    <message>
-        <source>not confirmed — set it in Assumptions</source>
-        <translation>未确认——请在“假设”中设置</translation>
     </message>
     <message>
         <source>preparing {0} kernels…</source>
@@ -3410,14 +3533,6 @@
         <translation>无法读取该 rank 的算子：{0}</translation>
     </message>
     <message>
-        <source>MFU per kernel needs the chip, which the profile does not confirm: set it in Assumptions (the cards show the range over the chips it could be).</source>
-        <translation>各算子 MFU 需要确定芯片，而 Profiling 数据无法确认：请在“假设”中设置（卡片显示的是可能芯片之间的范围）。</translation>
-    </message>
-    <message>
-        <source>{0}: {1} — {2}</source>
-        <translation>{0}：{1} — {2}</translation>
-    </message>
-    <message>
         <source>Capture: {0}</source>
         <translation>采集配置：{0}</translation>
     </message>
@@ -3430,10 +3545,6 @@
         <translation>按耗时排序的热点算子</translation>
     </message>
     <message>
-        <source>Showing only {0}: click to show every kernel</source>
-        <translation>仅显示 {0}：点击显示全部算子</translation>
-    </message>
-    <message>
         <source>{0} of {1} kernels</source>
         <translation>{0} / {1} 个算子</translation>
     </message>
@@ -3442,20 +3553,8 @@
         <translation>之前显示的算子已被过滤掉：请选择一个算子。</translation>
     </message>
     <message>
-        <source>Show only this type ({0})</source>
-        <translation>只显示该类型（{0}）</translation>
-    </message>
-    <message>
-        <source>Show only this type and shape</source>
-        <translation>只显示该类型和 shape</translation>
-    </message>
-    <message>
-        <source>Show its kernels</source>
-        <translation>显示其算子</translation>
-    </message>
-    <message>
-        <source>Show in timeline</source>
-        <translation>在时间线中显示</translation>
+        <source>Highlighted: {0} ({1} kernels)</source>
+        <translation>高亮：{0}（{1} 个算子）</translation>
     </message>
 </context>
 <context>

@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from mfu_desktop.gui.charts.roofline_chart import decade_ticks, merged_shapes
+from mfu_desktop.gui.charts.axes import decade_ticks
+from mfu_desktop.gui.charts.roofline_chart import merged_shapes
 from tests.gui.conftest import wait_idle
 
 pytestmark = pytest.mark.gui

@@ -121,8 +121,10 @@ def test_kernel_table_chooser_frozen_name_menu_and_selection(make_window, qtbot)
     assert texts[0] == "Copy" and "Open in calculator" in texts
     kernel_type = str(model.frame[C.OP_TYPE].iloc[3])
     trigger(menu, f"Show only this type ({kernel_type})")
-    assert profiler.group_chip.isVisible() and model.rowCount() == int((model.frame[C.OP_TYPE] == kernel_type).sum())
-    profiler.group_chip.click()
+    # the type is highlighted on the bus: the table shows only its kernels, "Show all kernels" brings them back
+    assert profiler.highlight_clear.isVisible() and kernel_type in profiler.highlight_label.full_text
+    assert model.rowCount() == int((model.frame[C.OP_TYPE] == kernel_type).sum())
+    qtbot.mouseClick(profiler.highlight_clear, Qt.MouseButton.LeftButton)
     assert model.rowCount() == len(model.frame)
 
 

@@ -189,3 +189,36 @@ def test_compare_takes_trace_files_and_says_how_to_choose_new(make_window, qtbot
     # both files are "w.pt.trace.json": the sides are told apart by their folders
     assert tab.comparison.base.label == "BASE (base/w.pt.trace.json)"
     assert tab.comparison.new.label == "NEW (new/w.pt.trace.json)"
+
+
+def test_a_hot_operator_bar_opens_its_kernels_from_the_rank_and_the_cluster_view(make_window, qtbot):
+    from tests.gui.test_chart_interaction import click
+
+    window = make_window("--demo", "--lang", "en", "--tab", "profiler", "--rank", "3")
+    window.resize(1280, 800)
+    wait_idle(qtbot, window)
+    profiler = window.profiler
+    chart = profiler.hot_chart
+    highlighted = []
+    profiler.bus.kernels_highlighted.connect(lambda rows, label: highlighted.append((rows, label)))
+    i = next(i for i, r in enumerate(chart.rows) if r["kind"] == "operator")
+    row = chart.rows[i]
+    click(qtbot, chart.plot, float(row["lost_us"]) * 1e-6 / 2, i)  # the middle of its bar
+    wait_idle(qtbot, window)
+    assert profiler.tabs.currentWidget() is profiler.view_pages["kernels"]
+    frame, model = profiler.current.kernels, profiler.kernel_model
+    group = (frame[C.OP_TYPE].astype(str) == row["type"]) & (frame[C.INPUT_SHAPES].astype(str) == row["input_shapes"])
+    assert model.rowCount() == int(group.sum()) and highlighted[-1][1] == f"{row['type']} [{row['input_shapes']}]"
+    assert sorted(highlighted[-1][0].tolist()) == sorted(group[group].index.tolist())
+    assert profiler._shown_kernel is not None and bool(group.iloc[profiler._shown_kernel])  # its derivation shown
+    # from the cluster: the rank where the group loses most opens with the group highlighted
+    profiler._set_tree_current(profiler.tree_model.index(0, 0))
+    wait_idle(qtbot, window)
+    profiler.tabs.setCurrentWidget(profiler.view_pages["charts"])
+    qtbot.wait(30)
+    i = next(i for i, r in enumerate(chart.rows) if r["kind"] == "operator")
+    row = chart.rows[i]
+    click(qtbot, chart.plot, float(row["lost_us"]) * 1e-6 / 2, i)
+    wait_idle(qtbot, window)
+    assert profiler.current is not None and highlighted[-1][1].startswith(row["type"])
+    assert profiler.kernel_model.rowCount() == len(highlighted[-1][0]) > 0

@@ -79,7 +79,7 @@ from mfu_desktop.gui.start_page import StartPage
 from mfu_desktop.gui.table_view import TableView
 from mfu_desktop.gui.views.base import ProfilerView, SelectionBus, ViewContext
 from mfu_desktop.gui.views.registry import view_classes
-from mfu_desktop.gui.widgets import Card, scroll_page
+from mfu_desktop.gui.widgets import Card, ElidedLabel, scroll_page
 from mfu_desktop.gui.workers import JobRunner
 
 CHANNEL = "profile"
@@ -165,6 +165,7 @@ class ProfilerTab(QWidget):
         self.bus = SelectionBus(self)
         self.bus.kernel_requested.connect(self.select_kernel)
         self.bus.rank_requested.connect(self.select_rank)
+        self.bus.kernels_highlighted.connect(self._highlight_kernels)
         context = ViewContext(self.bus, self.runner, lambda: self.catalog,
                               lambda: self.result.options if self.result is not None else self.options())
         self.views: list[ProfilerView] = []
@@ -337,18 +338,21 @@ class ProfilerTab(QWidget):
         for w in (self.filter_status, self.filter_class):
             w.currentIndexChanged.connect(self._apply_filters)
             filters.addWidget(w)
-        self.group_chip = QPushButton("")
-        self.group_chip.setFlat(True)
-        self.group_chip.setStyleSheet("QPushButton { background: palette(highlight); color: palette(highlighted-text);"
-                                      " border-radius: 8px; padding: 2px 8px; }")
-        self.group_chip.setVisible(False)
-        self.group_chip.clicked.connect(lambda: self.set_group_filter(None))
-        self._group: tuple[str, str | None] | None = None
+        self._pending_group: tuple[str, str | None] | None = None  # shown once the rank's kernels are ready
         self._shown_kernel: int | None = None  # the kernel whose derivation is shown (frame position)
         self._find = ""  # Ctrl+F's text: kernels whose name or type contains it
-        filters.addWidget(self.group_chip)
         self.kernel_count = QLabel("")
         filters.addWidget(self.kernel_count)
+        self.highlight_label = ElidedLabel("")
+        self.highlight_label.setStyleSheet("color: #c62828;")
+        self.highlight_clear = QPushButton(self.tr("Show all kernels"))
+        self.highlight_clear.setToolTip(self.tr("Stop showing only the highlighted kernels"))
+        self.highlight_clear.clicked.connect(lambda: self.bus.highlight(None))
+        self.highlight_label.setVisible(False)
+        filters.addWidget(self.highlight_label, 1)
+        self.highlight_clear.setVisible(False)
+        filters.addWidget(self.highlight_clear)
+        self._highlighted: np.ndarray | None = None
         return filters
 
     def _build_kernel_explain(self) -> QWidget:
@@ -697,6 +701,8 @@ class ProfilerTab(QWidget):
 
     def _show_cluster(self) -> None:
         assert self.result is not None
+        if self._highlighted is not None:
+            self.bus.highlight(None)
         self.current = None
         cluster = self.result.cluster
         rate = cluster.rate
@@ -786,6 +792,8 @@ class ProfilerTab(QWidget):
         self.action_message.emit(self.tr("Copied {0}").format(self.shown_path))
 
     def _show_rank(self, r: RankAnalysis | None) -> None:
+        if self._highlighted is not None and r is not self.current:  # highlighted rows belong to the rank shown
+            self.bus.highlight(None)
         self.current = r
         if r is not None and r.lite:
             fill_summary_tables(r)
@@ -962,6 +970,9 @@ class ProfilerTab(QWidget):
         table, points, roofline = prepared
         self.kernel_model.set_prepared(table)
         self._apply_filters()
+        if self._pending_group is not None:  # a group chosen in the cluster view: this rank is where it loses most
+            group, self._pending_group = self._pending_group, None
+            self.show_group(*group)
         stage = self._stage
 
         def scatter() -> None:
@@ -1051,11 +1062,14 @@ class ProfilerTab(QWidget):
         if row.get("kind", OPERATOR) != OPERATOR:
             self.tabs.setCurrentWidget(self.steps_view if self.current is not None else self.ranks_view)
             return
-        self.set_group_filter(str(row.get("type")), row.get("input_shapes"))
+        group = (str(row.get("type")), row.get("input_shapes") if isinstance(row.get("input_shapes"), str) else None)
         if self.current is None and self.result is not None:
             position = self._rank_losing_most(row)
             if position is not None:
+                self._pending_group = group  # highlighted once that rank's kernels are ready
                 self.select_rank_at(position)
+        else:
+            self.show_group(*group)
         self.tabs.setCurrentWidget(self.view_pages["kernels"])
 
     def _rank_losing_most(self, row: dict) -> int | None:
@@ -1073,17 +1087,16 @@ class ProfilerTab(QWidget):
                 break
         return best
 
-    def set_group_filter(self, op_type: str | None, input_shapes: str | None = None) -> None:
-        """Show only the kernels of one (type, input shapes) group (``None``: every group)."""
-        self._group = None if op_type is None else (op_type, input_shapes if isinstance(input_shapes, str) else None)
-        label = "" if self._group is None else group_label({"type": op_type, "input_shapes": self._group[1]})
-        self.group_chip.setText(f"✕  {label}")
-        self.group_chip.setToolTip(self.tr("Showing only {0}: click to show every kernel").format(label))
-        self.group_chip.setVisible(self._group is not None)
-        self._apply_filters()
-        if self._group is not None and self.kernel_model.rowCount() and self.current is not None:
-            rows = group_rows(self.current.kernels, *self._group)
-            self.bus.highlight(rows, label)
+    def show_group(self, op_type: str, input_shapes: str | None = None) -> None:
+        """Highlight one (type, input shapes) group on the bus and select its first kernel (its derivation).
+
+        The Kernels table then shows only its kernels, the scatter and the roofline ring them.
+        """
+        if self.current is None or self.current.lite:
+            return
+        rows = group_rows(self.current.kernels, op_type, input_shapes)
+        self.bus.highlight(rows, group_label({"type": op_type, "input_shapes": input_shapes}))
+        if self.kernel_model.rowCount():
             self.kernel_view.selectRow(0)
 
     def _apply_filters(self) -> None:
@@ -1103,10 +1116,11 @@ class ProfilerTab(QWidget):
             mask &= model.values_mask("klass", {self.filter_class.currentData()})
         if self._find:
             mask &= model.find_mask(self._find, (C.NAME, C.OP_TYPE))
-        if self._group is not None and self.current is not None and model.frame is self.current.kernels:
-            group = np.zeros(len(model.frame), dtype=bool)
-            group[group_rows(model.frame, *self._group)] = True
-            mask &= group
+        if self._highlighted is not None:
+            keep = np.zeros(len(model.frame), dtype=bool)
+            rows = self._highlighted[(self._highlighted >= 0) & (self._highlighted < len(keep))]
+            keep[rows] = True
+            mask &= keep
         shown = self._shown_kernel
         model.set_mask(None if mask.all() else mask)
         self.kernel_count.setText(
@@ -1140,6 +1154,18 @@ class ProfilerTab(QWidget):
         self._prefill = None
         self.bus.kernel_selected.emit(-1)
 
+    def _highlight_kernels(self, rows: np.ndarray, label: str) -> None:
+        """A view highlighted kernels: the Kernels table shows only them, the scatter and roofline ring them."""
+        self._highlighted = np.asarray(rows, dtype=np.int64) if len(rows) else None
+        on = self._highlighted is not None
+        self.highlight_label.set_text(self.tr("Highlighted: {0} ({1} kernels)").format(label, f"{len(rows):,}")
+                                      if on else "")
+        for w in (self.highlight_label, self.highlight_clear):
+            w.setVisible(on)
+        self.scatter.set_highlight(self._highlighted)
+        self.roofline.set_highlight(self._highlighted)
+        self._apply_filters()
+
     def _kernel_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid() or self.current is None:
             self.calc_button.setEnabled(False)
@@ -1162,6 +1188,9 @@ class ProfilerTab(QWidget):
     def select_kernel(self, source_row: int) -> None:
         """Select a kernel (frame position) in the kernel table, clearing filters that hide it."""
         row = self.kernel_model.view_row(source_row)
+        if row < 0 and self._highlighted is not None and source_row not in self._highlighted:
+            self.bus.highlight(None)
+            row = self.kernel_model.view_row(source_row)
         if row < 0:
             for w in (self.filter_type, self.filter_name):
                 w.blockSignals(True)
@@ -1198,8 +1227,8 @@ class ProfilerTab(QWidget):
         calc = menu.addAction(self.tr("Open in calculator"), self._open_in_calculator)
         calc.setEnabled(self._prefill is not None and self._prefill.kind is not None)
         menu.addAction(self.tr("Show only this type ({0})").format(op_type),
-                       lambda: self.set_group_filter(op_type, None))
-        menu.addAction(self.tr("Show only this type and shape"), lambda: self.set_group_filter(op_type, shapes))
+                       lambda: self.show_group(op_type, None))
+        menu.addAction(self.tr("Show only this type and shape"), lambda: self.show_group(op_type, shapes))
         self._add_reveal(menu, np.asarray(rows, dtype=np.int64), group_label({"type": op_type}))
 
     def _group_menu(self, menu: QMenu, rows: list[int], model: DataFrameModel) -> None:
