@@ -15,6 +15,8 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QToolTip
 
+from tests.gui.conftest import wait_idle
+
 pytestmark = pytest.mark.gui
 
 
@@ -45,7 +47,10 @@ _SHOWN: list = []
 def shown(qtbot, chart, size=(700, 460)):
     """Show ``chart`` alone (the mouse of the offscreen platform reaches only the one window on top)."""
     while _SHOWN:
-        _SHOWN.pop().close()
+        try:
+            _SHOWN.pop().close()
+        except RuntimeError:  # already deleted with its test
+            pass
     _SHOWN.append(chart)
     chart.resize(*size)
     chart.show()
@@ -241,3 +246,37 @@ def test_prediction_charts_hover_and_the_partial_legend(qtbot):
     hover(qtbot, step.plot, 1, 200e-6)
     assert step.picker.last_tip.startswith("NVIDIA H100 SXM\ncomputing: 0.3 ms")
     click(qtbot, step.plot, 0.5, 200e-6)
+
+
+def test_roofs_and_their_labels_are_readable_in_the_dark_theme(make_window, qtbot):
+    import pyqtgraph as pg
+
+    window = make_window("--demo", "--lang", "en", "--tab", "profiler", "--rank", "1", "--view", "roofline")
+    wait_idle(qtbot, window)
+    chart = window.profiler.roofline
+
+    def ink() -> list[int]:
+        """Lightness of every roof line and roof label drawn."""
+        out = []
+        for item in chart._roof_items:
+            color = item.opts["pen"].color() if isinstance(item, pg.PlotCurveItem) else item.color
+            out.append(pg.mkColor(color).lightness())
+        return out
+
+    assert chart._roof_items and max(ink()) < 140  # dark lines on the white background
+    try:
+        window.set_theme("dark")
+        background = pg.mkColor(window.profiler.roofline.plot.backgroundBrush().color()).lightness()
+        assert background < 60 and min(ink()) > 140  # light lines on the dark background, labels too
+    finally:
+        window.set_theme("light")
+
+
+def test_a_scatter_of_kernels_of_one_duration_still_has_labelled_ticks(qtbot):
+    from mfu_desktop.gui.charts.profile_charts import MfuScatter, scatter_points
+
+    chart = shown(qtbot, MfuScatter())
+    chart.set_points(scatter_points(np.array([410.0, 412.0, 409.0]), np.array([0.55, 0.56, 0.57])))
+    chart.grab()  # paint: the axis fits its labels
+    labels = [text for _, _, text in chart.plot.getAxis("bottom").drawn]
+    assert len(labels) >= 2, labels  # e.g. "200", "500", "1,000": a duration can be read off

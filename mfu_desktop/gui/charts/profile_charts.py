@@ -258,11 +258,12 @@ class MfuScatter(QWidget):
             self.page.set_title(self.tr("MFU per kernel"))
         self.scatter.setData(x=points.x, y=points.mfu * 100, brush=band_brushes(points.mfu), data=points.data)
         lo, hi = float(points.x.min()), float(points.x.max())
-        self.plot.getAxis("bottom").setTicks(log_ticks(lo, hi))
         if hi - lo < 0.6:  # one duration (or nearly): a range wide enough for labelled ticks either side
-            self.plot.setXRange(lo - 0.4, hi + 0.4, padding=0)
+            lo, hi = lo - 0.4, hi + 0.4
+            self.plot.setXRange(lo, hi, padding=0)
         else:
             self.plot.enableAutoRange(axis="x")
+        self.plot.getAxis("bottom").setTicks(log_ticks(lo, hi))
 
     def _clicked(self, _item: object, points: object, _event: object = None) -> None:
         data = point_data(points)
