@@ -363,7 +363,10 @@ class PredictionTab(QWidget):
             prediction.warnings.extend(problems)
             check(progress)
             rows = display_rows(prediction, public_errors(catalog), measured)
-            return prediction, rows, prepare_table(rows, specs), step_breakdown_frame(prediction)
+            steps = step_breakdown_frame(prediction)
+            if measured and len(steps) and len(rows):  # the same name for the measured bar as for its row
+                steps.loc[steps.index[0], "device"] = rows["device"].iloc[0]
+            return prediction, rows, prepare_table(rows, specs), steps
 
         self.runner.start(CHANNEL, job, self._predicted, self._failed, label=self.tr("Predicting"))
 
@@ -394,7 +397,8 @@ class PredictionTab(QWidget):
     def _show_notes(self, prediction: Prediction) -> None:
         if prediction is not self.prediction:
             return
-        self.comm_lines.setText("\n".join(comm_lines(prediction)))
+        measured = self.measured_chip() if not self.source.currentData() else None
+        self.comm_lines.setText("\n".join(comm_lines(prediction, measured)))
         notes = [self.tr("Source: {0} ({1})").format(prediction.source.display_name, self.source_note.text()),
                  self.tr("Every time is per step (mean over the captured steps) and per rank (mean over ranks)."),
                  cpu_note(prediction)]
@@ -419,7 +423,7 @@ class PredictionTab(QWidget):
         self.cpu_note.setText(cpu_note(prediction))
         self.predicted.emit(prediction)
         self.status_message.emit(self.tr("Prediction: {0} target chip(s) for {1}").format(
-            len(prediction.targets), prediction.source.display_name))
+            len(prediction.targets), measured or prediction.source.display_name))
 
     def _target_selected(self, current, _previous) -> None:
         if self.prediction is None or not current.isValid() or self.analysis is None:
@@ -539,16 +543,18 @@ def memory_text(fits: object, headroom_gb: object) -> str:
     return translate("Columns", "✗ does not fit: {0} GB short").format(f"{-float(headroom_gb):,.1f}")
 
 
-def comm_lines(prediction: Prediction) -> list[str]:
+def comm_lines(prediction: Prediction, measured: str | None = None) -> list[str]:
     """The measured communication, then each target's predicted one (transfer scaled, wait kept)."""
     from mfu_desktop.core.predict.step import comm_line
 
     m = prediction.measured
     lang = current_language()  # the engine writes this line in English or Chinese itself
     lines = []
-    measured = comm_line(m.mean("comm_not_overlapped_us"), m.mean("transfer_us"), m.mean("wait_us"), lang)
-    if measured:
-        lines.append(translate("Columns", "{0} (measured): {1}").format(prediction.source.display_name, measured))
+    measured_name = measured
+    measured_line = comm_line(m.mean("comm_not_overlapped_us"), m.mean("transfer_us"), m.mean("wait_us"), lang)
+    if measured_line:
+        lines.append(translate("Columns", "{0} (measured): {1}").format(measured_name or prediction.source.display_name,
+                                                                       measured_line))
     lines += [f"{t.device}: {t.comm_line(lang)}" for t in prediction.targets if t.comm_line(lang)]
     return lines
 

@@ -261,6 +261,7 @@ class ProfilerTab(QWidget):
         """Collapse the rank tree or bring it back at its last (or default) width."""
         sizes = self.splitter.sizes()
         total = sum(sizes)
+        self._split_set = True  # the user decided: remembered, no longer resized with the window
         if visible and sizes[0] == 0:
             width = self._tree_width or default_tree_width(total)
             self.splitter.setSizes([width, max(total - width, 100)])
@@ -269,7 +270,9 @@ class ProfilerTab(QWidget):
             self.splitter.setSizes([0, total])
 
     def splitter_state(self) -> str:
-        """The tree/detail split, for the settings (base64)."""
+        """The tree/detail split the user chose, for the settings (base64); ``""`` while it is the default."""
+        if not self._split_set:
+            return ""
         return bytes(self.splitter.saveState().toBase64()).decode("ascii")
 
     def restore_splitter(self, state: str) -> None:
