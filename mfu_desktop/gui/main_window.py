@@ -62,6 +62,11 @@ def local_paths(urls: list[QUrl]) -> list[Path]:
     return [Path(u.toLocalFile()) for u in urls if u.isLocalFile() and u.toLocalFile()]
 
 
+def view_shortcut(i: int) -> str:
+    """The key of the Profiler's ``i``-th view: Alt+1 … Alt+0, then Alt+Shift+1 … (every view has one)."""
+    return f"Alt+{(i + 1) % 10}" if i < 10 else f"Alt+Shift+{(i - 9) % 10}"
+
+
 def mode_from_modifiers(modifiers: Qt.KeyboardModifier) -> str | None:
     """How a drop opens: Ctrl adds to the open profile, Shift replaces it, no modifier asks."""
     if modifiers & Qt.KeyboardModifier.ControlModifier:
@@ -273,8 +278,7 @@ class MainWindow(QMainWindow):
         for i in range(self.profiler.tabs.count()):
             page = self.profiler.tabs.widget(i)
             action = views.addAction(self.profiler.tabs.tabText(i), lambda page=page: self.show_profiler_page(page))
-            if i < 10:
-                action.setShortcut(QKeySequence(f"Alt+{(i + 1) % 10}"))
+            action.setShortcut(QKeySequence(view_shortcut(i)))
         view.addSeparator()
         self.tree_action = view.addAction(self.tr("Rank &tree"))
         self.tree_action.setCheckable(True)

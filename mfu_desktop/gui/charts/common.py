@@ -284,6 +284,8 @@ class BarPicker:
         if text == self.last_tip:
             return
         self.last_tip = text
+        # the view box's own tooltip: Qt shows it like any item's (after the hover delay, on every platform)
+        self.plot.getPlotItem().vb.setToolTip(text)
         view = self.plot
         where = view.mapToGlobal(view.mapFromScene(scene_pos))
         if text:

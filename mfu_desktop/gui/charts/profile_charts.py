@@ -45,6 +45,17 @@ def band_legend(legend: ChartLegend) -> None:
                         for i, (rgb, text) in enumerate(band_legend_labels())])
 
 
+def wrapped(text: str, width: int = 90) -> str:
+    """A long name (a group's shapes) on several lines, cut after its ";" separators, for a tooltip."""
+    lines, line = [], ""
+    for part in text.replace(";", ";\0").split("\0"):
+        if line and len(line) + len(part) > width:
+            lines.append(line)
+            line = ""
+        line += part
+    return "\n".join([*lines, line])
+
+
 def group_label(row: dict) -> str:
     """A hot row's name: ``MatMulV2 [4096,4096;11008,4096]`` (no shapes: the type alone)."""
     shapes = row.get("input_shapes")
@@ -135,7 +146,7 @@ class HotOpsChart(QWidget):
             about = sink(str(row.get("kind")))
             return "\n".join([ct(about.label), self.tr("{0} µs per step").format(sig(time_us, group=True)) + share,
                                ct(about.meaning), self.tr("Click: the step breakdown")])
-        lines = [group_label(row), self.tr("{0} calls per step · {1} µs per step").format(
+        lines = [wrapped(group_label(row)), self.tr("{0} calls per step · {1} µs per step").format(
             calls(row.get("count")), sig(time_us, group=True)) + share]
         lost = finite_number(row.get("lost_us"))
         if lost is not None:
