@@ -40,7 +40,7 @@ class VendorTerms:
 
 _ASCEND = VendorTerms(
     gpu=False, matrix_unit="Cube", cores="AI cores", launch_size="Block Dim",
-    counters="cube_utilization (aic_metrics PipeUtilization)",
+    counters="cube_utilization",
     no_counters="aic_metrics was {aic_metrics}, not PipeUtilization",
     shapes="Ascend: Level0 collects none, use Level1+",
     reduced_fp32="HF32",

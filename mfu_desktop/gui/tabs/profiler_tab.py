@@ -844,7 +844,7 @@ class ProfilerTab(QWidget):
         record = self.current.kernels.iloc[row].to_dict()
         derivation, prefill = explain_kernel(
             record, self.current.summary.chip, self.current.summary.peak_source, self.options().flops,
-            chip_bandwidth(self.current.chip),
+            chip_bandwidth(self.current.chip), self.current.folder.vendor,
         )
         self.kernel_derivation.setMarkdown(derivation_markdown(derivation))
         self._prefill = prefill
