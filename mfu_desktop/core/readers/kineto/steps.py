@@ -285,6 +285,8 @@ def step_windows(cpu: list[Window], gpu_ranges: list[Window], k: KernelTimes) ->
 def step_breakdown(windows: list[Window], k: KernelTimes) -> pd.DataFrame:
     """Per window: computing, communication (not overlapped, overlapped), free and the step time (µs).
 
+    The frame's ``attrs["windows"]`` keeps the windows themselves (step, start, end).
+
     Every kernel interval is clipped to the window (the time on the GPU, whichever step launched
     the kernel); computing = union of the non-communication kernels; not-overlapped
     communication = union of all − computing; free = window − union of all.
@@ -308,4 +310,6 @@ def step_breakdown(windows: list[Window], k: KernelTimes) -> pd.DataFrame:
                      "overlapped": communication - not_overlapped, "communication": communication,
                      "free": free, "stage": span, "bubble": 0.0,
                      "step_time_us": computing + not_overlapped + free})
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    frame.attrs["windows"] = list(windows)  # where each step lies on the GPU timeline (µs)
+    return frame
