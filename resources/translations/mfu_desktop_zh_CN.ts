@@ -736,7 +736,6 @@
     </message>
     <message>
         <source>Step</source>
-        <extracomment>Ranks of a cluster summary whose full kernel data is kept in memory at once (least recently used dropped).</extracomment>
         <translation>Step</translation>
     </message>
     <message>
@@ -1951,6 +1950,7 @@
     </message>
     <message>
         <source>Charts</source>
+        <extracomment>Ranks of a cluster summary whose full kernel data is kept in memory at once (least recently used dropped).</extracomment>
         <translation>图表</translation>
     </message>
     <message>
@@ -1983,7 +1983,6 @@
     </message>
     <message>
         <source>By type</source>
-        <extracomment>Sub-views by name (``mfu-desktop --view NAME``).</extracomment>
         <translation>按类型</translation>
     </message>
     <message>
@@ -2080,6 +2079,7 @@
     </message>
     <message>
         <source>Assumptions</source>
+        <extracomment>Sub-views by name (``mfu-desktop --view NAME``).</extracomment>
         <translation>假设</translation>
     </message>
     <message>
@@ -2197,6 +2197,18 @@
     <message>
         <source>a PyTorch profiler trace has no hardware counters</source>
         <translation>PyTorch profiler trace 不含硬件计数器</translation>
+    </message>
+    <message>
+        <source>Tensor Core util</source>
+        <translation>Tensor Core 利用率</translation>
+    </message>
+    <message>
+        <source>Matrix Core util</source>
+        <translation>Matrix Core 利用率</translation>
+    </message>
+    <message>
+        <source>Matrix unit util</source>
+        <translation>矩阵单元利用率</translation>
     </message>
     <message>
         <source>preparing {0} kernels…</source>
