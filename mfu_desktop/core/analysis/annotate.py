@@ -54,8 +54,13 @@ class FlopsSource(StrEnum):
 FLOPS_SOURCES = [s.value for s in FlopsSource]
 
 
-def _estimates(frame: pd.DataFrame, options: FlopOptions) -> tuple[np.ndarray, list[FlopEstimate | None]]:
-    """Group index per row (−1 = no FLOP rule) and one estimate per distinct (type, shapes, dtypes)."""
+def shape_estimates(frame: pd.DataFrame, options: FlopOptions) -> tuple[np.ndarray, list[FlopEstimate | None]]:
+    """Group index per row (−1 = no FLOP rule) and one estimate per distinct (type, shapes, dtypes).
+
+    The groups are the annotated frame's ``shape_group`` column: called again on an annotated
+    frame with the same options, it gives the same groups (the advisor reads the estimates'
+    dims — M/N/K, FlashAttention's mask — this way; the frame keeps only their FLOPs).
+    """
     n = len(frame)
     group = np.full(n, -1, dtype=np.int64)
     if C.OP_TYPE not in frame.columns or n == 0:
@@ -161,7 +166,7 @@ def recorded_mask(frame: pd.DataFrame, shape_flops: np.ndarray) -> np.ndarray:
 
 def kernel_flops(frame: pd.DataFrame, options: FlopOptions) -> KernelFlops:
     """FLOPs of every kernel: shape rules first, a recorded range's FLOPs where no kernel of it has any."""
-    group, estimates = _estimates(frame, options)
+    group, estimates = shape_estimates(frame, options)
     idx = np.where(group < 0, len(estimates), group)
     # A kernel carries its share of its op's FLOPs (GPU ops launch several kernels; 1 on Ascend).
     share = frame[C.FLOPS_SHARE].to_numpy(dtype=np.float64) if C.FLOPS_SHARE in frame.columns else 1.0

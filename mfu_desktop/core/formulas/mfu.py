@@ -115,6 +115,25 @@ def interpret(mfu: float) -> str:
     return _BAND_TEXT[mfu_band(mfu)]
 
 
+def unaligned_dims(dims: dict[str, int]) -> tuple[list[str], list[str]]:
+    """A matmul's dims that miss the cube tile: the one definition of "aligned" (hints and the advisor).
+
+    Args:
+        dims: Named dims; ``M``, ``N`` and ``K`` are judged.
+
+    Returns:
+        ``(fractal, tile)``: ``name=value`` of the dims that are not multiples of :data:`CUBE_ALIGN`
+        (the 16×16×16 fractal is padded), and of those ≥ :data:`TILE_HINT_MIN_DIM` that are
+        multiples of it but not of :data:`TILE_ALIGN` (large matmuls tile best at its multiples).
+        A matmul is aligned when both lists are empty.
+    """
+    judged = [(name, int(dims[name])) for name in ("M", "N", "K") if dims.get(name) is not None]
+    fractal = [f"{name}={value}" for name, value in judged if value % CUBE_ALIGN != 0]
+    tile = [f"{name}={value}" for name, value in judged
+            if value >= TILE_HINT_MIN_DIM and value % TILE_ALIGN != 0 and value % CUBE_ALIGN == 0]
+    return fractal, tile
+
+
 def matmul_hints(
     dims: dict[str, int], dtype: ComputeDtype | None, flops: int | None = None, mfu: float | None = None,
     terms: VendorTerms | None = None,
@@ -140,15 +159,11 @@ def matmul_hints(
         idle = f"{unit}s" if gpu else "cube cores"
         hints.append(f"M = {m} is small (< {SMALL_DIM}): tiny batch·sequence leaves {idle} idle; "
                      "increase the micro-batch or fuse.")
-    unaligned = [f"{name}={value}" for name, value in dims.items()
-                 if name in ("M", "N", "K") and value % CUBE_ALIGN != 0]
+    unaligned, loose = unaligned_dims(dims)
     if unaligned:
         tiles = f"{unit} tiles" if gpu else "16×16×16 cube fractals"
         hints.append(f"{', '.join(unaligned)} not a multiple of {CUBE_ALIGN}: the {tiles} are "
                      "padded; pad the model dims (hidden, vocab, heads·head_dim) to multiples of 16.")
-    loose = [f"{name}={value}" for name, value in dims.items()
-             if name in ("M", "N", "K") and value >= TILE_HINT_MIN_DIM and value % TILE_ALIGN != 0
-             and value % CUBE_ALIGN == 0]
     if loose:
         hints.append(f"{', '.join(loose)} not a multiple of {TILE_ALIGN}: large matmuls tile best at multiples "
                      f"of {TILE_ALIGN}.")
