@@ -3509,6 +3509,18 @@
         <translation>PyTorch profiler trace 不含硬件计数器</translation>
     </message>
     <message>
+        <source>Tensor Core util</source>
+        <translation>Tensor Core 利用率</translation>
+    </message>
+    <message>
+        <source>Matrix Core util</source>
+        <translation>Matrix Core 利用率</translation>
+    </message>
+    <message>
+        <source>Matrix unit util</source>
+        <translation>矩阵单元利用率</translation>
+    </message>
+    <message>
         <source>preparing {0} kernels…</source>
         <translation>正在准备 {0} 个算子…</translation>
     </message>

@@ -93,7 +93,12 @@ def shape_estimates(frame: pd.DataFrame, options: FlopOptions) -> tuple[np.ndarr
 
 
 def _dtype_codes(frame: pd.DataFrame, hf32: bool) -> np.ndarray:
-    """Compute dtype per row as an index into ``_DTYPES`` (−1 = unknown)."""
+    """Compute dtype per row as an index into ``_DTYPES`` (−1 = unknown).
+
+    FP32 rows become HF32 (the HF32/TF32 peak) where ``hf32_eligible`` says the kernel ran so
+    (``TF32``: a GPU kernel whose name shows tensor cores), and, with the ``hf32`` switch, where
+    it does not say ``NO``.
+    """
     n = len(frame)
     if C.INPUT_DTYPES not in frame.columns:
         return np.full(n, -1, dtype=np.int8)
@@ -103,15 +108,15 @@ def _dtype_codes(frame: pd.DataFrame, hf32: bool) -> np.ndarray:
         d = compute_dtype(first_input_dtype(str(c)))
         table.append(_DTYPES.index(d) if d is not None else -1)
     out = lookup(np.array([*table, -1], dtype=np.int8), codes)
-    if hf32:
-        fp32, hf = _DTYPES.index(ComputeDtype.FP32), _DTYPES.index(ComputeDtype.HF32)
-        eligible = np.ones(n, dtype=bool)
-        if C.HF32_ELIGIBLE in frame.columns:
-            e_codes, e_cats = codes_of(frame[C.HF32_ELIGIBLE])
-            no = np.array([str(c).upper() == "NO" for c in e_cats] + [False])
-            eligible = ~lookup(no, e_codes)
-        out = np.where((out == fp32) & eligible, hf, out).astype(np.int8)
-    return out
+    if C.HF32_ELIGIBLE not in frame.columns and not hf32:
+        return out
+    ran, no = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    if C.HF32_ELIGIBLE in frame.columns:
+        e_codes, e_cats = codes_of(frame[C.HF32_ELIGIBLE])
+        ran = lookup(np.array([str(c).upper() == C.HF32_RAN for c in e_cats] + [False]), e_codes)
+        no = lookup(np.array([str(c).upper() == C.HF32_NO for c in e_cats] + [False]), e_codes)
+    fp32, hf = _DTYPES.index(ComputeDtype.FP32), _DTYPES.index(ComputeDtype.HF32)
+    return np.where((out == fp32) & (ran | (hf32 & ~no)), hf, out).astype(np.int8)
 
 
 

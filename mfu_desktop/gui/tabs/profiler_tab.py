@@ -732,6 +732,7 @@ class ProfilerTab(QWidget):
             caption += "\n" + self.tr("step {0} ms (mean per rank); slowest rank {1}: {2} ms").format(
                 sig(step.mean / 1000, group=True), step.slowest_rank, sig(step.slowest_value / 1000, group=True))
         self.card_step.set(pct_range(*span) if span else "–", caption)
+        self.card_cube.caption.setText(self.tr("Cube utilisation (not MFU)"))
         self.card_cube.set(
             pct(cluster.cube_utilization_mean) if cluster.cube_utilization_mean is not None else "–",
             self.tr("mean over ranks"),
@@ -838,6 +839,7 @@ class ProfilerTab(QWidget):
             self.card_step.set(pct_range(*s.mfu_step_range), self.tr("chip not confirmed — set it in Assumptions"))
         else:
             self.card_step.set("–", self.tr("no step trace") if s.step_time_us is None else "")
+        self.card_cube.caption.setText(self._matrix_unit_caption(r.folder.vendor))
         self.card_cube.set(
             pct(s.cube_utilization) if s.cube_utilization is not None else "–",
             self.tr("duration-weighted over cube/mix kernels") if r.folder.vendor == "Huawei"
@@ -857,6 +859,12 @@ class ProfilerTab(QWidget):
         self._stage += 1
         stage = self._stage
         self._later(lambda: self._show_rank_tables(r, stage))
+
+    def _matrix_unit_caption(self, vendor: str | None) -> str:
+        """The utilisation card's title in the vendor's words (Cube, Tensor Core, Matrix Core)."""
+        captions = {"NVIDIA": self.tr("Tensor Core util"), "AMD": self.tr("Matrix Core util"),
+                    "GPU": self.tr("Matrix unit util")}
+        return captions.get(vendor or "", self.tr("Cube utilisation (not MFU)"))
 
     def _show_rank_tables(self, r: RankAnalysis, stage: int) -> None:
         if stage != self._stage or self.current is not r:
@@ -1182,7 +1190,7 @@ class ProfilerTab(QWidget):
         record = self.current.kernels.iloc[row].to_dict()
         derivation, prefill = explain_kernel(
             record, self.current.summary.chip, self.current.summary.peak_source, self.options().flops,
-            chip_bandwidth(self.current.chip),
+            chip_bandwidth(self.current.chip), self.current.folder.vendor,
         )
         self.kernel_derivation.setMarkdown(derivation_markdown(derivation))
         self._prefill = prefill
