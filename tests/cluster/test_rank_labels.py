@@ -64,3 +64,27 @@ def test_json_ranks_carry_their_label_and_source():
     assert [(r["label"], r["source"]) for r in out["ranks"]] == [
         ("rank 0 · job_a/rank0", "p/job_a/rank0 · text · Level2"),
         ("rank 0 · job_b/rank0", "p/job_b/rank0 · text · Level2")]
+
+
+def test_exports_name_duplicate_ranks_apart(tmp_path):
+    """Two folders with a rank 0 each: the kernel, cluster and summary exports tell them apart."""
+    import pandas as pd
+
+    from mfu_desktop.core.analysis.options import AnalysisOptions
+    from mfu_desktop.core.pipeline.analyze import analyze_paths
+    from mfu_desktop.core.report.analysis_export import export_analysis
+    from tests.helpers import kernel_row, make_rank
+
+    row = kernel_row("mm", "MatMulV2", "AI_CORE", "1767225600000001.500", 10.0, "128,256;256,512",
+                     "DT_BF16;DT_BF16", "128,512", "DT_BF16")
+    for job in ("job_a", "job_b"):
+        make_rank(tmp_path / "runs" / job, "rank0_ascend_pt", 0, [row])
+    result = analyze_paths([tmp_path / "runs"], AnalysisOptions(chip="910B2"), use_cache=False)
+    export_analysis(result, tmp_path / "out", formats=("csv",))
+    kernels = pd.read_csv(tmp_path / "out" / "kernels.csv", encoding="utf-8-sig")
+    assert sorted(kernels["rank_label"].unique()) == ["rank 0 · job_a/rank0_ascend_pt",
+                                                      "rank 0 · job_b/rank0_ascend_pt"]
+    cluster = pd.read_csv(tmp_path / "out" / "cluster.csv", encoding="utf-8-sig")
+    assert sorted(cluster["label"]) == sorted(kernels["rank_label"].unique())
+    assert sorted(cluster["source"]) == ["runs/job_a/rank0_ascend_pt · text · Level1",
+                                     "runs/job_b/rank0_ascend_pt · text · Level1"]
