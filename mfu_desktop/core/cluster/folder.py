@@ -76,7 +76,7 @@ class FolderAnalysis:
         return analysis_json(self, top_n)
 
     def labels(self) -> list[RankLabel]:
-        """Each rank's display label, in ``ranks`` order (duplicates told apart: :func:`rank_labels`)."""
+        """Each rank's display label, in ``ranks`` order (ranks that share an id told apart: :func:`rank_labels`)."""
         return rank_labels(self.documents, self.label_roots or [str(p) for p in self.discovery.roots])
 
 

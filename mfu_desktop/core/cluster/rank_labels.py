@@ -105,7 +105,7 @@ def distinct_tails(places: Sequence[str]) -> list[str]:
 
 
 def rank_labels(documents: Sequence[Mapping[str, Any]], roots: Sequence[str]) -> list[RankLabel]:
-    """Every rank's :class:`RankLabel`, in document order, duplicates told apart.
+    """Every rank's :class:`RankLabel`, in document order, ranks that share an id told apart.
 
     Args:
         documents: Rank documents (or any mappings with ``rank``, ``path``, ``rank_origin``, ``format``,

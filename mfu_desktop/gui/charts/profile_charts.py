@@ -299,7 +299,7 @@ def log_ticks(lo: float, hi: float) -> list[list[tuple[float, str]]]:
 class StepBreakdownChart(QWidget):
     """Stacked bars per rank: computing, communication not overlapped, free and bubble (µs → s).
 
-    Ranks are named by their display labels (:meth:`FolderAnalysis.labels`): duplicates told
+    Ranks are named by their display labels (:meth:`FolderAnalysis.labels`): ranks sharing an id told
     apart, traces without an id by their file. Hover a bar for its figures; a click selects the rank.
     """
 
