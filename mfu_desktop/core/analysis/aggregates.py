@@ -105,9 +105,12 @@ def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: boo
     Groups are (FLOP-rule shape group, type, input shapes, class, status, reason, and the kernel
     name when the type is missing — Level0). The result has a row per group (thousands at most,
     whatever the kernel count), so the per-type, per-shape, exclusion and hot-operator tables
-    are cheap pandas group-bys over it. Its sums are totals over the capture; ``steps`` (the
-    rank's captured steps, :func:`mfu_desktop.core.analysis.steps.captured_steps`) turns every table
-    derived from it into means per step; ``bw_gbs`` (the chip's HBM bandwidth) turns bytes per
+    are cheap pandas group-bys over it. ``count`` counts kernels, ``calls`` op calls
+    (:func:`call_weights`); ``kernel`` is the name of each group's first kernel (a GPU group's
+    family falls back on it when its launching op is not recognised). Its sums are totals over
+    the capture; ``steps`` (the rank's captured steps,
+    :func:`mfu_desktop.core.analysis.steps.captured_steps`) turns every table derived from it
+    into means per step; ``bw_gbs`` (the chip's HBM bandwidth) turns bytes per
     second into bandwidth utilisation.
     """
     if len(annotated) == 0:
@@ -120,6 +123,7 @@ def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: boo
     g = len(first)
     dur = annotated[C.DURATION_US].to_numpy(dtype=np.float64)
     out = _fine_label_columns(labels, first)
+    out["kernel"] = _labels(*codes_of(annotated[C.NAME]), first) if C.NAME in annotated.columns else ""
     _counted_sums(annotated, options, confirmed, ids, first, dur, out)
     _mfu_and_lost_sums(annotated, ids, g, dur, out)
     _roofline_sums(annotated, ids, g, dur, out)
@@ -191,6 +195,7 @@ def _counted_sums(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: 
     use = counted_mask(annotated, options)
     flops = annotated["flops"].to_numpy(dtype=np.float64)
     out["count"] = counts(ids, g)
+    out["calls"] = sums(ids, g, call_weights(annotated, dur))
     out["time_us"] = sums(ids, g, dur)
     out["counted"] = counts(ids[use], g)
     out["counted_time_us"] = sums(ids[use], g, dur[use])
@@ -199,6 +204,37 @@ def _counted_sums(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: 
     ids_use = ids[use]
     for key, values in ideal_us(annotated, use, confirmed).items():
         out[f"ideal_{key}"] = sums(ids_use, g, values[use])
+
+
+def call_weights(annotated: pd.DataFrame, dur: np.ndarray) -> np.ndarray:
+    """1 for the kernel that stands for its op call, 0 for the op's other kernels (so sums count op calls).
+
+    An op call is represented by its longest kernel (the first of equals), so a cuBLAS GEMM and
+    the memset beside it count one ``aten::mm`` call wherever the GEMM's row is grouped. Kernels
+    without an op call (:data:`~mfu_desktop.core.readers.columns.OP_CALL` missing or −1) are each
+    their own call.
+
+    Args:
+        annotated: The kernel frame.
+        dur: Duration per kernel (µs).
+    """
+    weights = np.ones(len(annotated), dtype=np.float64)
+    if C.OP_CALL not in annotated.columns or len(annotated) == 0:
+        return weights
+    call = annotated[C.OP_CALL].to_numpy(dtype=np.int64, na_value=-1)
+    rows = np.flatnonzero(call >= 0)
+    if len(rows) == 0:
+        return weights
+    ids, _ = pd.factorize(call[rows])
+    longest = np.full(int(ids.max()) + 1, -np.inf)
+    d = np.nan_to_num(dur[rows], nan=0.0)
+    np.maximum.at(longest, ids, d)
+    candidates = np.flatnonzero(d == longest[ids])
+    chosen = np.full(len(longest), -1, dtype=np.int64)
+    chosen[ids[candidates[::-1]]] = candidates[::-1]  # the first longest kernel of each call
+    weights[rows] = 0.0
+    weights[rows[chosen]] = 1.0
+    return weights
 
 
 def _mfu_and_lost_sums(annotated: pd.DataFrame, ids: np.ndarray, g: int, dur: np.ndarray, out: pd.DataFrame) -> None:
@@ -273,8 +309,8 @@ def _roofline_rates(out: pd.DataFrame, bw_gbs: float | None) -> None:
 
 
 #: Additive columns of the derived tables: totals in the fine table, means per step in every table shown.
-PER_STEP_COLUMNS = ("count", "time_us", "counted", "counted_time_us", "flops", "lost_us", "bytes", "attainable_us",
-                    "hw_bytes")
+PER_STEP_COLUMNS = ("count", "calls", "time_us", "counted", "counted_time_us", "flops", "lost_us", "bytes",
+                    "attainable_us", "hw_bytes")
 
 
 def _per_step(out: pd.DataFrame, steps: int) -> pd.DataFrame:
@@ -285,9 +321,9 @@ def _per_step(out: pd.DataFrame, steps: int) -> pd.DataFrame:
     return out
 
 
-_SUM_COLUMNS = ("count", "time_us", "counted", "counted_time_us", "flops", "ideal_mfu", "ideal_mfu_lo", "ideal_mfu_hi",
-                "mfu_time_us", "mfu_ideal_us", "lost_us", "lost_n", "cu_time", "cu_weight", "bytes", "attainable_us",
-                "hw_bytes", *_ROOF_HELPERS)
+_SUM_COLUMNS = ("count", "calls", "time_us", "counted", "counted_time_us", "flops", "ideal_mfu", "ideal_mfu_lo",
+                "ideal_mfu_hi", "mfu_time_us", "mfu_ideal_us", "lost_us", "lost_n", "cu_time", "cu_weight", "bytes",
+                "attainable_us", "hw_bytes", *_ROOF_HELPERS)
 
 
 def _rollup(fine: pd.DataFrame, keys: list[str], firsts: tuple[str, ...] = (),

@@ -103,7 +103,7 @@ def console_text(c: Comparison, top: int = 20) -> str:
         pred = f"{_us(number(r.get('predicted_new_us'))):>11} " if predicted else ""
         out.append(f"     {_signed(number(r['delta_us'])):>10} {_us(number(r['base_time_us'])):>11} "
                    f"{_us(number(r['new_time_us'])):>11} {ratio:>6} {mfu:>15} {pred}{r['level']:<11} "
-                   f"{r['type']}{shapes}{why}")
+                   f"{r['display_name']}{shapes}{why}")
     out += [f"note: {n}" for n in c.notes]
     return "\n".join(out)
 
@@ -128,7 +128,8 @@ def markdown(c: Comparison, top: int = 30) -> str:
         ratio = f"{r['ratio']:.3g}" if number(r["ratio"]) is not None else "–"
         out.append(f"| {_signed(number(r['delta_us']))} | {_us(number(r['base_time_us']))} | "
                    f"{_us(number(r['new_time_us']))} | {ratio} | {_pct(number(r['base_mfu']))} | "
-                   f"{_pct(number(r['new_mfu']))} | {r['level']} | {r['type']} | {r['input_shapes']} | {r['why']} |")
+                   f"{_pct(number(r['new_mfu']))} | {r['level']} | {r['display_name']} | {r['input_shapes']} | "
+                   f"{r['why']} |")
     if c.notes:
         out += ["", *[f"- {n}" for n in c.notes]]
     return "\n".join(out) + "\n"

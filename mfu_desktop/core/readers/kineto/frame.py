@@ -5,6 +5,8 @@
   Its FLOPs belong to the innermost op *with a FLOP rule* at or above the launching op
   (``aten::addmm`` under ``aten::linear``; ``aten::_scaled_dot_product_flash_attention`` above
   ``aten::_flash_attention_forward``), spread over that op's kernels by time.
+* **Op calls.** ``op_call`` names that op's call (its row among the ops), so a compare counts
+  calls of ``aten::mm`` whatever the number of kernels each launched (cuBLAS: GEMM + memset).
 * **Classes.** Kernels of ops with a FLOP rule are matrix work (``GPU_MATRIX``), NCCL/RCCL
   kernels communication, memcpy/memset copies, everything else vector.
 * **Steps** from ``ProfilerStep#N`` (the GPU range when traced, else the CPU range of the
@@ -285,6 +287,7 @@ def kernel_frame(ev: TraceEvents) -> tuple[pd.DataFrame, StepTrace | None, list[
         C.ATTRIBUTES: _text_column(attrs, table),
         C.FLOPS_SHARE: share,  # float64: FLOPs × share must add up to the op's FLOPs exactly
         C.STREAM_ID: np.frombuffer(ev.k_stream, dtype=np.int64).copy(),
+        C.OP_CALL: op_of.astype(np.int64),  # the op whose type the kernel carries: calls are counted on it
     })
     notes.extend(_link_notes(ev, launching))
     trace = None
