@@ -222,18 +222,24 @@ def call_weights(annotated: pd.DataFrame, dur: np.ndarray) -> np.ndarray:
     if C.OP_CALL not in annotated.columns or len(annotated) == 0:
         return weights
     call = annotated[C.OP_CALL].to_numpy(dtype=np.int64, na_value=-1)
-    rows = np.flatnonzero(call >= 0)
-    if len(rows) == 0:
+    valid = call >= 0
+    every = bool(valid.all())
+    rows = None if every else np.flatnonzero(valid)
+    ids = call if every else call[rows]
+    if len(ids) == 0:
         return weights
-    ids, _ = pd.factorize(call[rows])
+    if int(ids.max()) > 4 * len(ids):  # sparse ids: make them dense first
+        ids = pd.factorize(ids)[0].astype(np.int64)
+    d = dur if every else dur[rows]
+    d = np.where(np.isnan(d), 0.0, d) if np.isnan(d).any() else d
     longest = np.full(int(ids.max()) + 1, -np.inf)
-    d = np.nan_to_num(dur[rows], nan=0.0)
     np.maximum.at(longest, ids, d)
     candidates = np.flatnonzero(d == longest[ids])
     chosen = np.full(len(longest), -1, dtype=np.int64)
     chosen[ids[candidates[::-1]]] = candidates[::-1]  # the first longest kernel of each call
-    weights[rows] = 0.0
-    weights[rows[chosen]] = 1.0
+    chosen = chosen[chosen >= 0]
+    weights[valid] = 0.0
+    weights[chosen if every else rows[chosen]] = 1.0
     return weights
 
 
