@@ -143,3 +143,24 @@ def test_summaries_carry_op_calls_too(h100_vs_mi300x, tmp_path):
     mm = summarised["aten::mm"]
     assert (mm["base_count"], mm["base_kernels"], mm["new_count"], mm["new_kernels"]) == (4, 8, 4, 4)
     assert "2 → 1 kernels per call" in mm["why"]
+
+
+def test_an_unconfirmed_chip_says_how_to_name_it(tmp_path):
+    """NEW ran on a GPU the catalog does not know: its MFU is "–" and the console says which option names it."""
+    ops = [mm_op(1024, 1024, 1024, [(CUBLAS, 20.0)])]
+    base = analysed(write_trace(tmp_path / "b.pt.trace.json", H100, ops))
+    mystery = {**H100, "name": "NVIDIA Mystery GPU", "numSms": 7}
+    new = analysed(write_trace(tmp_path / "n.pt.trace.json", mystery, ops))
+    c = compare(base, new, default_catalog())
+    assert c.base.unconfirmed is None and "NVIDIA Mystery GPU" in c.new.unconfirmed
+    text = console_text(c)
+    mfu_line = next(line for line in text.splitlines() if "operator MFU" in line)
+    # BASE: 2·1024³ / 989.4e12 = 2.170 µs of 20 µs = 10.9 %; NEW: no peak
+    assert mfu_line.split()[-2:] == ["%", "–"] and "10.9 %" in mfu_line
+    hint = next(line for line in text.splitlines() if "chip not confirmed (" in line)
+    assert "--chip-new NAME" in hint and "--chip-base" not in hint and "Compare tab" in hint
+    from mfu_desktop.core.analysis.options import AnalysisOptions
+
+    named = analyze_paths([tmp_path / "n.pt.trace.json"], AnalysisOptions(chip="H100 SXM"), use_cache=False)
+    text = console_text(compare(base, named, default_catalog()))
+    assert "chip not confirmed (" not in text and "10.9 %→10.9 %" in text

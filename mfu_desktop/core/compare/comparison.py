@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from mfu_desktop.core.analysis.chip_resolution import NAME_THE_CHIP
 from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, OTHER, Family, family_of_kernel
 from mfu_desktop.core.analysis.kernel_names import short_name
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
@@ -131,6 +132,10 @@ class SideStep:
     slowest_step_us: float | None
     #: Peak memory of the side (the highest rank's): peak_allocated_mb, peak_reserved_mb, process_reserved_mb.
     memory: dict[str, float | None] = field(default_factory=dict)
+    #: Why the side's chip is not confirmed (its MFU is then a range or unknown); ``None`` when it is.
+    unconfirmed: str | None = None
+    #: The operator MFU's range over the candidate chips when the chip is not confirmed.
+    mfu_ops_range: tuple[float, float] | None = None
 
 
 def _mean(values: list[Any]) -> float | None:
@@ -149,8 +154,18 @@ def side_step(result: FolderAnalysis, label: str) -> SideStep:
     chips = sorted({d.get("chip") for d in docs if d.get("chip")})
     steps = [number(d.get("mfu_step")) for d in docs]
     st = result.cluster.step_time
-    return SideStep(label, len(docs), ", ".join(chips) or None, values, result.cluster.rate.mfu,
-                    _mean(steps), st.slowest_rank, st.slowest_value, side_memory(docs))
+    rate = result.cluster.rate
+    return SideStep(label, len(docs), ", ".join(chips) or None, values, rate.mfu, _mean(steps), st.slowest_rank,
+                    st.slowest_value, side_memory(docs), _unconfirmed(docs), rate.mfu_range)
+
+
+def _unconfirmed(docs: list[dict[str, Any]]) -> str | None:
+    """Why a side's chip is not confirmed (the first unconfirmed rank's peak source), ``None`` when every rank's is."""
+    for d in docs:
+        if not d.get("confirmed"):
+            source = str(d.get("peak_source") or "the chip was not identified")
+            return source.replace(f": no catalog row — {NAME_THE_CHIP}", ": no catalog row")
+    return None
 
 
 #: Memory peaks compared (MB; each side's highest rank, :mod:`mfu_desktop.core.cluster.memory`).
