@@ -43,19 +43,15 @@ def _side_mfu(side: SideStep) -> str:
     return "–"
 
 
-#: The option naming each side's chip.
-CHIP_OPTIONS = (("base", "--chip-base"), ("new", "--chip-new"))
-
-
 def chip_hints(c: Comparison) -> list[str]:
     """For each side whose chip is not confirmed: why, what its MFU shows, and how to name the chip."""
     out = []
-    for key, option in CHIP_OPTIONS:
+    for key in ("base", "new"):
         side = getattr(c, key)
         if side.unconfirmed:
             shown = "a range over the candidate chips (?)" if side.mfu_ops_range else "–"
             out.append(f"{side.label}: chip not confirmed ({side.unconfirmed}); its MFU shows {shown}: name the "
-                       f"chip with {option} NAME (in the window: Assumptions → Chip for BASE, NEW's chip in the "
+                       f"chip with --chip-{key} NAME (in the window: Assumptions → Chip for BASE, NEW's chip in the "
                        "Compare tab)")
     return out
 
