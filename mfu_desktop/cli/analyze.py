@@ -24,6 +24,7 @@ from mfu_desktop.cli.profile_options import (
     split_sources,
 )
 from mfu_desktop.core.analysis import memory_text
+from mfu_desktop.core.analysis.kernel_names import short_name
 from mfu_desktop.core.analysis.roofline_figures import judged_figure, roofline_text
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
@@ -62,7 +63,7 @@ def _print_hot(title: str, rows: list[dict[str, Any]], top: int, by: str) -> Non
         figure = f"{label} {pct(value)}" if value is not None else "–"
         shapes = f" [{row['input_shapes']}]" if row.get("input_shapes") else ""
         print(f"     {_us(row.get(by)):>14} {share:>7} {figure:>10} "
-              f"{calls(row.get('count') or 0):>10}  {row.get('type')}{shapes}")
+              f"{calls(row.get('count') or 0):>10}  {short_name(str(row.get('type')))}{shapes}")
 
 
 def _print_rank(d: dict[str, Any], top: int) -> None:
@@ -95,7 +96,8 @@ def _print_rank(d: dict[str, Any], top: int) -> None:
         print("   excluded from FLOPs-based MFU (per step):")
         print(f"     {'calls/step':>10} {'time µs/step':>14}  type: reason")
         for row in d["excluded"]:
-            print(f"     {calls(row['count'] or 0):>10} {_us(row['time_us']):>14}  {row['type']}: {row['reason']}")
+            print(f"     {calls(row['count'] or 0):>10} {_us(row['time_us']):>14}  {short_name(str(row['type']))}: "
+                  f"{row['reason']}")
     for w in d["warnings"]:
         print(f"   warning: {w}")
 
