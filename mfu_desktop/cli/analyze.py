@@ -242,7 +242,7 @@ def _analyze_summary(paths: list[Path], args: argparse.Namespace, options: Analy
 
     An analysis option the summary was not made with (``--chip`` of another chip …) is refused.
     """
-    from mfu_desktop.cli.profile_options import summary_conflict
+    from mfu_desktop.core.pipeline.from_summary import summary_conflict
     from mfu_desktop.core.store.summaries import SummaryError, read_summary
 
     if len(paths) > 1 or args.export:

@@ -39,10 +39,9 @@ def _load(path: Path, chip: str | None, catalog: ChipCatalog, use_cache: bool, o
     Raises:
         _Refused: When a summary side was made for another chip than ``chip``.
     """
-    from mfu_desktop.cli.profile_options import summary_conflict
     from mfu_desktop.core.analysis.options import AnalysisOptions
     from mfu_desktop.core.pipeline.analyze import analyze_paths
-    from mfu_desktop.core.pipeline.from_summary import analysis_from_summary
+    from mfu_desktop.core.pipeline.from_summary import analysis_from_summary, summary_conflict
     from mfu_desktop.core.store.summaries import is_summary, read_summary
 
     options = AnalysisOptions(chip=chip)

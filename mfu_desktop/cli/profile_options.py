@@ -6,16 +6,11 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mfu_desktop.cli.common import EXIT_NOTHING
 from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.formulas.options import FlopOptions
 from mfu_desktop.core.paths import demo_profile_dir
-
-if TYPE_CHECKING:
-    from mfu_desktop.core.chips.catalog import ChipCatalog
-    from mfu_desktop.core.store.summaries import Summary
 
 
 class ConsoleProgress:
@@ -67,48 +62,6 @@ def profile_paths(args: argparse.Namespace, paths: list[Path]) -> list[Path]:
     if not out:
         raise NoPath("give a profiler folder (PATH) or --demo for the bundled demo profile")
     return out
-
-
-def summary_conflict(summary: Summary, asked: AnalysisOptions, catalog: ChipCatalog,
-                     option: str = "--chip") -> str | None:
-    """Why a summary cannot be shown with the options asked for (``None`` when it can).
-
-    A summary keeps each rank's figures and its longest (type, shape) groups, not every kernel:
-    its MFU cannot be recomputed for another chip or other FLOP conventions. An option that
-    differs from what the summary was made with is refused with the command that gives the
-    figures asked for — never ignored.
-
-    Args:
-        summary: The summary folder, read.
-        asked: The analysis options given on the command line.
-        catalog: The chip catalog (to compare chip names).
-        option: How the command calls its chip option (``--chip``, ``--chip-new`` …).
-
-    Raises:
-        UnknownChipError: When the chip asked for is not in the catalog.
-    """
-    made = (summary.manifest.get("options") or {}).get("analysis") or {}
-    redo = (f"summarise again with it (mfu summarize PATH --out {summary.root} …) or analyse the profiles "
-            "(mfu analyze PATH …)")
-    if asked.chip:
-        chip = catalog.find(asked.chip).identifier
-        docs = summary.documents
-        ran_on = sorted({str(d.get("chip_id")) for d in docs if d.get("confirmed") and d.get("chip_id")})
-        if ran_on != [chip] or not all(d.get("confirmed") for d in docs):
-            shown = ", ".join(ran_on) or "an unconfirmed chip (MFU as a range)"
-            return (f"argument {option}: the summary {summary.root.name} holds MFU for {shown}; it keeps groups, not "
-                    f"kernels, so it cannot be recomputed for {chip}: {redo}")
-    defaults = FlopOptions()
-    asked_flops = {"fa_sparse_mode": asked.flops.fa_sparse_mode, "fa_layout": asked.flops.fa_layout,
-                   "fa_backward": asked.flops.fa_backward}
-    for key, value in asked_flops.items():
-        recorded = (made.get("flops") or {}).get(key, getattr(defaults, key))
-        if value != getattr(defaults, key) and str(value) != str(recorded):
-            return (f"argument --{key.replace('_', '-')}: the summary {summary.root.name} was made with {recorded}; "
-                    f"its FLOPs cannot be recomputed for {value}: {redo}")
-    if asked.hf32 and not made.get("hf32"):
-        return f"argument --hf32: the summary {summary.root.name} was made without it: {redo}"
-    return None
 
 
 def split_sources(given: list[str], rank_paths: list[str]) -> tuple[list[str], list[str]]:

@@ -33,7 +33,7 @@ def _side(side: SideStep) -> str:
     return f"{side.label}: {side.ranks} rank(s), {side.chip or 'chip not confirmed'}{slowest}"
 
 
-def _side_mfu(side: SideStep) -> str:
+def side_mfu_text(side: SideStep) -> str:
     """A side's operator MFU: the value, its range over the candidate chips (chip not confirmed), or "–"."""
     if side.mfu_ops is not None:
         return _pct(side.mfu_ops)
@@ -61,7 +61,7 @@ def step_lines(c: Comparison) -> list[tuple[str, str, str, str]]:
     delta = c.step_delta()
     lines = [(label, _us(c.base.values.get(k)), _us(c.new.values.get(k)), _signed(delta.get(k)))
              for k, label in STEP_LINES]
-    lines.append(("operator MFU", _side_mfu(c.base), _side_mfu(c.new), ""))
+    lines.append(("operator MFU", side_mfu_text(c.base), side_mfu_text(c.new), ""))
     lines.append(("step MFU (mean per rank)", _pct(c.base.mfu_step), _pct(c.new.mfu_step), ""))
     if c.chip_vs_chip:
         lines.append(("step predicted for NEW's chip", "", _us(c.predicted_step_us), ""))

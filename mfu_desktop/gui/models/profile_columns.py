@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from PySide6.QtCore import QCoreApplication
 
+from mfu_desktop.core.analysis.kernel_names import short_name
 from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.gui.models.dataframe_model import (
@@ -25,8 +26,10 @@ def kernel_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
     """Column specs of the annotated kernel frame: known columns first, then every other one."""
     known = [
         ColumnSpec(C.STEP_ID, translate("Columns", "Step"), fmt_int),
-        ColumnSpec(C.NAME, translate("Columns", "Name")),
-        ColumnSpec(C.OP_TYPE, translate("Columns", "Type")),
+        ColumnSpec(C.NAME, translate("Columns", "Name"), tooltip=translate(
+            "Columns", "the kernel's short display name; the full name is the cell's tooltip and in the detail pane"),
+            display=short_name),
+        ColumnSpec(C.OP_TYPE, translate("Columns", "Type"), display=short_name),
         ColumnSpec(C.CORE_TYPE, translate("Columns", "Core")),
         ColumnSpec("klass", translate("Columns", "Class")),
         ColumnSpec(C.DURATION_US, translate("Columns", "Duration (µs)"), fmt_us),
@@ -147,7 +150,8 @@ def aggregate_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
     specs = []
     for col in frame.columns:
         header, fmt = labels.get(col, (str(col), fmt_number))
-        specs.append(ColumnSpec(col, header, fmt, color_mfu=col in ("mfu", "mfu_step", "bw_util", "roof_util")))
+        specs.append(ColumnSpec(col, header, fmt, color_mfu=col in ("mfu", "mfu_step", "bw_util", "roof_util"),
+                                display=short_name if col == "type" else None))
     return specs
 
 
