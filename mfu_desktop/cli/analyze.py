@@ -55,7 +55,7 @@ def _print_hot(title: str, rows: list[dict[str, Any]], top: int, by: str) -> Non
         return
     print(f"   {title}")
     print(f"     {'lost µs/step' if by == 'lost_us' else 'time µs/step':>14} {'share':>7} {'MFU / BW':>10} "
-          f"{'calls/step':>10}  type [input shapes]")
+          f"{'kernels/step':>12}  type [input shapes]")
     for row in rows[:top]:
         fraction = summary.number(row.get("time_share"))  # merged cluster rows have no share
         share = f"{fraction * 100:.1f} %" if fraction is not None else ""
@@ -63,7 +63,7 @@ def _print_hot(title: str, rows: list[dict[str, Any]], top: int, by: str) -> Non
         figure = f"{label} {pct(value)}" if value is not None else "–"
         shapes = f" [{row['input_shapes']}]" if row.get("input_shapes") else ""
         print(f"     {_us(row.get(by)):>14} {share:>7} {figure:>10} "
-              f"{calls(row.get('count') or 0):>10}  {short_name(str(row.get('type')))}{shapes}")
+              f"{calls(row.get('count') or 0):>12}  {short_name(str(row.get('type')))}{shapes}")
 
 
 def _print_rank(d: dict[str, Any], top: int) -> None:
@@ -94,9 +94,9 @@ def _print_rank(d: dict[str, Any], top: int) -> None:
     _print_hot(f"top {min(top, len(hot))} by time, per step:", hot, top, "time_us")
     if d["excluded"]:
         print("   excluded from FLOPs-based MFU (per step):")
-        print(f"     {'calls/step':>10} {'time µs/step':>14}  type: reason")
+        print(f"     {'kernels/step':>12} {'time µs/step':>14}  type: reason")
         for row in d["excluded"]:
-            print(f"     {calls(row['count'] or 0):>10} {_us(row['time_us']):>14}  {short_name(str(row['type']))}: "
+            print(f"     {calls(row['count'] or 0):>12} {_us(row['time_us']):>14}  {short_name(str(row['type']))}: "
                   f"{row['reason']}")
     for w in d["warnings"]:
         print(f"   warning: {w}")

@@ -923,6 +923,10 @@
         <translation>开始时间 (ns)</translation>
     </message>
     <message>
+        <source>Kernels/step</source>
+        <translation>每 step kernel 数</translation>
+    </message>
+    <message>
         <source>Calls/step</source>
         <translation>每 step 调用次数</translation>
     </message>
@@ -947,8 +951,12 @@
         <translation>每 step FLOPs</translation>
     </message>
     <message>
-        <source>Mean per call (µs)</source>
-        <translation>单次平均 (µs)</translation>
+        <source>FLOPs per kernel</source>
+        <translation>单个 kernel FLOPs</translation>
+    </message>
+    <message>
+        <source>Mean per kernel (µs)</source>
+        <translation>单个 kernel 平均耗时 (µs)</translation>
     </message>
     <message>
         <source>Lost (µs/step)</source>
@@ -1017,10 +1025,6 @@
     <message>
         <source>Counted</source>
         <translation>计入数</translation>
-    </message>
-    <message>
-        <source>FLOPs per call</source>
-        <translation>单次调用 FLOPs</translation>
     </message>
     <message>
         <source>Computing (µs)</source>

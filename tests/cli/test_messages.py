@@ -68,7 +68,7 @@ def test_analyze_text_leads_with_the_cluster_and_heads_every_column(capsys):
     for heading in ("step time    ", "slow ranks   rank 5 (+", "operator MFU ", "step MFU     "):
         assert heading in out[cluster:out.index("== rank")]
     assert "   rank steps      step µs  computing µs     comm µs    free µs  operator MFU   step MFU tier" in out
-    assert "lost µs/step   share   MFU / BW calls/step  type [input shapes]" in out
+    assert "lost µs/step   share   MFU / BW kernels/step  type [input shapes]" in out
     assert "   roofline     memory-bound " in out
     # many ranks: a few blocks (the slowest, the fastest, the slow ones) and how to get all
     assert out.count("== rank ") == 2 and "--ranks all prints every rank" in out

@@ -189,3 +189,16 @@ def test_a_display_function_shows_short_names_and_keeps_the_full_one(qapp):
     assert [model.raw(r, 1) for r in range(3)] == [2.0, 1.0, 3.0]
     assert model.text_mask("name", "CUDAFunctor_add<bf16>").tolist() == [True, False, True]  # the shown text
     assert model.text_mask("name", "at::native").tolist() == [True, False, True]  # the full one
+
+
+def test_aggregate_tables_count_kernels_and_show_op_calls_where_they_differ(qapp):
+    """Kernels/step is what the analysis counts; Calls/step (op calls) appears only where an op launched several."""
+    from mfu_desktop.gui.models.profile_columns import aggregate_columns
+
+    ascend = pd.DataFrame({"type": ["MatMulV2"], "count": [4.0], "calls": [4.0], "mean_us": [10.0]})
+    headers = {s.key: s.header for s in aggregate_columns(ascend)}
+    assert "calls" not in headers and headers["count"] == "Kernels/step"
+    assert headers["mean_us"] == "Mean per kernel (µs)"
+    gpu = pd.DataFrame({"type": ["aten::mm"], "count": [8.0], "calls": [4.0]})  # GEMM + memset per call
+    headers = {s.key: s.header for s in aggregate_columns(gpu)}
+    assert headers["count"] == "Kernels/step" and headers["calls"] == "Calls/step"

@@ -63,7 +63,7 @@ def markdown_summary(result: object) -> str:
         if roof:
             lines += [f"Roofline: {roof}", ""]
         if not r.hot_by_lost.empty:
-            lines += ["| type | input shapes | calls/step | time (µs/step) | MFU / BW | lost (µs/step) |",
+            lines += ["| type | input shapes | kernels/step | time (µs/step) | MFU / BW | lost (µs/step) |",
                       "|---|---|---|---|---|---|"]
             for row in r.hot_by_lost.to_dict("records"):
                 label, value = judged_figure(row)
