@@ -15,6 +15,10 @@ import io
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: The family of anything no row matches.
 OTHER = "other"
@@ -71,6 +75,35 @@ def family_of(op_type: str, families: tuple[Family, ...] | list[Family] = DEFAUL
         if row.matches(op_type):
             return row.family
     return OTHER
+
+
+def family_names(families: tuple[Family, ...] | list[Family] = DEFAULT_FAMILIES) -> tuple[str, ...]:
+    """The distinct family names of a mapping in its order, then :data:`OTHER`."""
+    return tuple(dict.fromkeys([*(f.family for f in families), OTHER]))
+
+
+def family_codes(types: Any, fallback: Any = None,
+                 families: tuple[Family, ...] | list[Family] = DEFAULT_FAMILIES) -> np.ndarray:
+    """The family of every row as an index into :func:`family_names` (the mapping runs once per distinct text).
+
+    Args:
+        types: Operator types per row (a categorical column, or anything pandas makes one of).
+        fallback: Texts used where the type is missing (a GPU kernel's name when no op launched it).
+        families: The mapping.
+    """
+    import numpy as np
+    import pandas as pd
+
+    names = family_names(families)
+    text = pd.Series(types, copy=False)
+    if fallback is not None:
+        text = text.astype(object).where(text.notna(), pd.Series(fallback, copy=False).astype(object))
+    if not isinstance(text.dtype, pd.CategoricalDtype):
+        text = text.astype("category")
+    table = np.array([names.index(family_of(str(t), families)) for t in text.cat.categories] + [names.index(OTHER)],
+                     dtype=np.int64)
+    codes = text.cat.codes.to_numpy()
+    return table[np.where(codes < 0, len(table) - 1, codes)]
 
 
 def families_to_csv(families: tuple[Family, ...] | list[Family] = DEFAULT_FAMILIES) -> str:

@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
+from mfu_desktop.core.analysis.kernel_roofline import judged_values
 from mfu_desktop.gui.bands import band_brushes
 from mfu_desktop.gui.charts.common import (
     SEGMENT_COLORS,
@@ -25,15 +26,6 @@ from mfu_desktop.gui.charts.common import (
 #: The scatter shows at most this many kernels (the longest ones); a million points would
 #: make the plot unusable and add nothing a table does not show better.
 SCATTER_LIMIT = 8_000
-
-
-def judged_values(table: pd.DataFrame) -> np.ndarray:
-    """The figure judging each row: bandwidth utilisation where memory-bound, MFU otherwise (NaN: none)."""
-    mfu = table["mfu"].to_numpy(dtype=float) if "mfu" in table else np.full(len(table), np.nan)
-    if "bound" not in table or "bw_util" not in table:
-        return mfu
-    memory = table["bound"].astype(str).to_numpy() == "memory"
-    return np.where(memory, table["bw_util"].to_numpy(dtype=float), mfu)
 
 
 class HotOpsChart(QWidget):

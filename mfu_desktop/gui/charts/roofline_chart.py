@@ -18,16 +18,13 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, OTHER, family_of
+from mfu_desktop.core.analysis.families import family_codes, family_names, family_of
 from mfu_desktop.core.readers import columns as C
-from mfu_desktop.gui.charts.common import ChartPage, downsample_indices, make_plot
+from mfu_desktop.gui.charts.common import FAMILY_COLORS, ChartPage, downsample_indices, make_plot
 
 #: At most this many points (the longest kernels); the rest add nothing visible.
 POINT_LIMIT = 6_000
-#: Family colours, in the order of the shipped family mapping (then "other").
-FAMILY_COLORS = ((214, 39, 40), (255, 127, 14), (31, 119, 180), (148, 103, 189), (127, 127, 127), (44, 160, 44),
-                 (188, 189, 34), (140, 86, 75), (227, 119, 194), (23, 190, 207), (174, 199, 232), (100, 100, 100))
-FAMILY_NAMES = (*(f.family for f in DEFAULT_FAMILIES), OTHER)
+FAMILY_NAMES = family_names()
 
 
 @dataclass
@@ -61,12 +58,7 @@ class RooflineView:
 
 def _families(types: pd.Series | np.ndarray) -> np.ndarray:
     """Family index per row (once per distinct type)."""
-    values = pd.Series(types, copy=False).astype("category") if not isinstance(types, pd.Series) or \
-        not isinstance(types.dtype, pd.CategoricalDtype) else types
-    codes = values.cat.codes.to_numpy()
-    table = np.array([FAMILY_NAMES.index(family_of(str(t))) for t in values.cat.categories] +
-                     [FAMILY_NAMES.index(OTHER)], dtype=np.int64)
-    return table[np.where(codes < 0, len(table) - 1, codes)]
+    return family_codes(types)
 
 
 def _sizes(time_us: np.ndarray) -> np.ndarray:
