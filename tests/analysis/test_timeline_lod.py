@@ -118,3 +118,14 @@ def test_empty_lane():
     cols = reduce_lane(LaneIndex(np.zeros(0), np.zeros(0), np.zeros(0)), 0.0, 1.0, 8)
     assert cols.coverage.tolist() == [0.0] * 8 and np.isnan(cols.value).all()
     assert hit(LaneIndex(np.zeros(0), np.zeros(0)), 0.5, 1.0) == -1
+
+
+def test_no_rounding_noise_where_no_kernel_is():
+    # large times (a 10 s capture in µs) and many kernels: differences of big prefix sums leave noise ~1e-9 µs
+    start = np.arange(200_000) * 50.0 + 1e7
+    index = LaneIndex(start, start + 20.0, np.full(len(start), 0.5))
+    cols = reduce_lane(index, 0.0, 3e7, 3000)  # 10,000 µs per column: all 200,000 kernels visible
+    empty = np.arange(3000) < 1000  # the first 10 s hold no kernel
+    assert (cols.coverage[empty] == 0).all() and np.isnan(cols.value[empty]).all()
+    assert cols.coverage[1500] == pytest.approx(0.4)  # 20 µs busy every 50 µs
+    assert cols.value[1500] == pytest.approx(0.5)

@@ -54,6 +54,11 @@ class _Sums:
         n = k.astype(np.float64) if self.count is None else self.count[k]
         return bounds * n - self.weighted[k]
 
+    def how_many(self, bounds: np.ndarray, side: str) -> np.ndarray:
+        """The summed weight (0/1 weights: an exact count) of the kernels whose time is before each bound."""
+        k = np.searchsorted(self.times, bounds, side=side)
+        return k.astype(np.float64) if self.count is None else self.count[k]
+
 
 class LaneIndex:
     """A lane's kernels, sorted by start, ready to be reduced to pixel columns at any zoom.
@@ -78,6 +83,12 @@ class LaneIndex:
     def __len__(self) -> int:
         return len(self.start)
 
+    def prepare(self) -> LaneIndex:
+        """Build the prefix sums over every kernel now (they are otherwise built at the first zoomed-out frame)."""
+        if self._global is None:
+            self._global = _Integrals(self.start, self.end, self.value, 0.0)
+        return self
+
     def visible(self, t0: float, t1: float) -> tuple[int, int]:
         """The slice of kernels that may show between ``t0`` and ``t1`` (some of its first may end before t0)."""
         return int(np.searchsorted(self.end_max, t0, side="right")), int(np.searchsorted(self.start, t1, side="left"))
@@ -85,9 +96,7 @@ class LaneIndex:
     def integrals(self, bounds: np.ndarray, first: int | None = None, last: int | None = None) -> _Columns:
         """Busy time and value integrals between consecutive ``bounds`` (all kernels, or a slice of them)."""
         if first is None:
-            if self._global is None:
-                self._global = _Integrals(self.start, self.end, self.value, 0.0)
-            return self._global.columns(bounds)
+            return self.prepare()._global.columns(bounds)
         shift = float(bounds[0])
         part = _Integrals(self.start[first:last], self.end[first:last],
                           None if self.value is None else self.value[first:last], shift)
@@ -113,14 +122,22 @@ class _Integrals:
     def columns(self, bounds: np.ndarray) -> _Columns:
         b = bounds - self.shift
 
-        def per_column(pair: tuple[_Sums, _Sums]) -> np.ndarray:
+        def integral(pair: tuple[_Sums, _Sums]) -> np.ndarray:
             starts, ends = pair
-            return np.diff(starts.before(b) - ends.before(b))
+            return np.maximum(np.diff(starts.before(b) - ends.before(b)), 0.0)
 
-        busy = per_column(self.busy)
+        def touching(pair: tuple[_Sums, _Sums]) -> np.ndarray:
+            # The integrals are differences of large sums: where no kernel touches a column (an exact count of the
+            # kernels started before its end minus those ended by its start) their rounding noise is dropped.
+            starts, ends = pair
+            return (starts.how_many(b[1:], "left") - ends.how_many(b[:-1], "right")) > 0
+
+        busy = np.where(touching(self.busy), integral(self.busy), 0.0)
         if self.judged is None:
             return _Columns(busy, None, None)
-        return _Columns(busy, per_column(self.judged), per_column(self.valued))
+        judged_here = touching(self.judged)
+        return _Columns(busy, np.where(judged_here, integral(self.judged), 0.0),
+                        np.where(judged_here, integral(self.valued), 0.0))
 
 
 @dataclass
@@ -178,7 +195,7 @@ def reduce_lane(lane: LaneIndex, t0: float, t1: float, width: int) -> LaneColumn
     value = None
     if cols.valued is not None:
         with np.errstate(divide="ignore", invalid="ignore"):
-            value = np.where(cols.judged > px * 1e-9, cols.valued / cols.judged, np.nan).astype(np.float32)
+            value = np.where(cols.judged > 0, cols.valued / cols.judged, np.nan).astype(np.float32)
     category = _categories(lane, bounds) if lane.category is not None else None
     return LaneColumns(coverage, value, category, _edges(lane, first, last, t0, px, width))
 
