@@ -29,7 +29,13 @@ SCATTER_LIMIT = 8_000
 
 
 class HotOpsChart(QWidget):
-    """Horizontal bars of the top operators (by time or by lost time), coloured by MFU (bandwidth when memory-bound)."""
+    """Horizontal bars of the top operators (by time or by lost time), coloured by MFU (bandwidth when memory-bound).
+
+    Signals:
+        group_clicked: The bar of a row (its position in the table shown) was clicked.
+    """
+
+    group_clicked = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -39,6 +45,16 @@ class HotOpsChart(QWidget):
         self.plot.addItem(self.bars)
         self.page = ChartPage(self, self.plot)
         self.labels: list[str] = []
+        self.plot.scene().sigMouseClicked.connect(self._clicked)
+
+    def _clicked(self, event: object) -> None:
+        """A click on a bar's row selects that operator group (its kernels are highlighted in the timeline)."""
+        vb = self.plot.getPlotItem().getViewBox()
+        if not self.labels or not vb.sceneBoundingRect().contains(event.scenePos()):
+            return
+        row = round(vb.mapSceneToView(event.scenePos()).y())
+        if 0 <= row < len(self.labels):
+            self.group_clicked.emit(int(row))
 
     def set_data(self, table: pd.DataFrame, by: str = "time_us", title: str = "") -> None:
         """Show ``table`` (type, input_shapes, time_us, lost_us, mfu) by ``by``."""
