@@ -43,12 +43,16 @@ class Lane:
         kind: ``device`` (kernels) or ``host`` (framework operators).
         core: The accelerator core of a device lane (``""`` for a GPU stream and for host lanes).
         stream: The stream (−1: none recorded).
+        thread: A host lane's thread (−1 for device lanes).
+        depth: A host lane's nesting depth.
     """
 
     label: str
     kind: str
     core: str = ""
     stream: int = -1
+    thread: int = -1
+    depth: int = -1
 
 
 @dataclass
@@ -190,7 +194,8 @@ def host_lanes(host: HostOps, origin_ns: int) -> tuple[list[Lane], list[LaneItem
     key = host.thread * MAX_HOST_DEPTH + np.minimum(host.depth, MAX_HOST_DEPTH - 1)
     uniques, code = np.unique(np.where(shown, key, -1), return_inverse=True)
     keep = uniques >= 0
-    lanes = [Lane(f"host thread {k // MAX_HOST_DEPTH} · depth {k % MAX_HOST_DEPTH}", "host") for k in uniques[keep]]
+    lanes = [Lane(f"host thread {k // MAX_HOST_DEPTH} · depth {k % MAX_HOST_DEPTH}", "host",
+                  thread=int(k // MAX_HOST_DEPTH), depth=int(k % MAX_HOST_DEPTH)) for k in uniques[keep]]
     remap = np.cumsum(keep) - 1
     items = _lane_items(np.where(keep[code], remap[code], -1), start, end, len(lanes))
     notes = [] if shown.all() else [f"{int((~shown).sum()):,} host operators nested deeper than {MAX_HOST_DEPTH} "

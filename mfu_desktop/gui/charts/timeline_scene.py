@@ -4,7 +4,8 @@ A **track** is one row: a lane of kernels or host operators (reduced to pixel co
 :mod:`mfu_desktop.core.analysis.timeline_lod`), the step windows, the step breakdown, or a
 counter (memory). :func:`rank_scene` lays out one rank — steps, breakdown, device lanes, host
 lanes, memory —; :func:`cluster_scene` one row pair per rank (its kernels of the step, merged,
-and its breakdown). No Qt here: both run on the worker pool; the chart only draws.
+and its breakdown). No widget here (only the thread-safe translation): both run on the worker
+pool; the chart only draws.
 """
 
 from __future__ import annotations
@@ -13,12 +14,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from PySide6.QtCore import QCoreApplication
 
 from mfu_desktop.core.analysis.memory import RankMemory
-from mfu_desktop.core.analysis.timeline import RankTimeline
+from mfu_desktop.core.analysis.timeline import Lane, RankTimeline
 from mfu_desktop.core.analysis.timeline_colors import KernelColors
 from mfu_desktop.core.analysis.timeline_lod import LaneIndex
 from mfu_desktop.core.analysis.timeline_ranks import ClusterTimeline
+
+translate = QCoreApplication.translate  # thread-safe: the scene is built on the worker pool
 
 #: Track kinds.
 KERNELS, HOST, STEPS, BREAKDOWN, COUNTER = "kernels", "host", "steps", "breakdown", "counter"
@@ -84,16 +88,26 @@ class Scene:
     notes: list[str] = field(default_factory=list)
 
 
+def lane_label(lane: Lane) -> str:
+    """A lane's name in the interface's language (core types stay as the profiler writes them)."""
+    if lane.kind == "host":
+        return translate("Timeline", "host thread {0} · depth {1}").format(lane.thread, lane.depth)
+    stream = translate("Timeline", "stream {0}").format(lane.stream) if lane.stream >= 0 else ""
+    text = " · ".join(t for t in (lane.core, stream) if t)
+    return text or (translate("Timeline", "communication") if lane.label == "communication"
+                    else translate("Timeline", "kernels"))
+
+
 def _step_track(steps: pd.DataFrame) -> Track:
     """The step windows, alternately shaded (category = step position % 2)."""
     start = steps["start_us"].to_numpy(np.float64)
     order = np.argsort(start, kind="stable")
     index = LaneIndex(start[order], steps["end_us"].to_numpy(np.float64)[order],
                       category=np.arange(len(order)) % 2)
-    return Track("steps", STEPS, index, order.astype(np.int64))
+    return Track(translate("Timeline", "steps"), STEPS, index, order.astype(np.int64))
 
 
-def _breakdown_track(breakdown: pd.DataFrame, label: str = "breakdown", rank: int | None = None) -> Track:
+def _breakdown_track(breakdown: pd.DataFrame, label: str, rank: int | None = None) -> Track:
     """The breakdown segments (category = kind: computing, communication not overlapped, free)."""
     start = breakdown["start_us"].to_numpy(np.float64)
     order = np.argsort(start, kind="stable")
@@ -108,7 +122,7 @@ def memory_track(memory: RankMemory | None, origin_ns: int) -> Track | None:
         return None
     curve = memory.curve.sort_values("time_us", kind="stable")
     time_us = curve["time_us"].to_numpy(np.float64) + memory.origin_us - origin_ns / 1000.0
-    return Track(f"memory ({memory.allocator})", COUNTER, series={
+    return Track(translate("Timeline", "memory ({0})").format(memory.allocator), COUNTER, series={
         "time_us": time_us, "allocated": curve["allocated_mb"].to_numpy(np.float64),
         "reserved": curve["reserved_mb"].to_numpy(np.float64)})
 
@@ -116,14 +130,14 @@ def memory_track(memory: RankMemory | None, origin_ns: int) -> Track | None:
 def rank_scene(tl: RankTimeline, colors: KernelColors | None, kernels: pd.DataFrame,
                memory: RankMemory | None = None) -> Scene:
     """One rank: steps, breakdown, its device lanes, its host lanes, its memory (see the module docstring)."""
-    tracks = [_step_track(tl.steps), _breakdown_track(tl.breakdown)]
+    tracks = [_step_track(tl.steps), _breakdown_track(tl.breakdown, translate("Timeline", "breakdown"))]
     kernel_track = np.full(len(kernels), -1, dtype=np.int64)
     for lane, items in zip(tl.lanes, tl.items):
         if lane.kind == "device":
             kernel_track[items.rows] = len(tracks)
-            tracks.append(Track(lane.label, KERNELS, items.colored(colors), items.rows))
+            tracks.append(Track(lane_label(lane), KERNELS, items.colored(colors), items.rows))
         else:
-            tracks.append(Track(lane.label, HOST, items.index, items.rows))
+            tracks.append(Track(lane_label(lane), HOST, items.index, items.rows))
     counter = memory_track(memory, tl.origin_ns)
     if counter is not None:
         tracks.append(counter)
@@ -152,8 +166,10 @@ def cluster_scene(ct: ClusterTimeline, mode: str, labels: tuple[str, ...] = ()) 
     tracks = []
     for row in ct.rows:
         if row.index is not None:
-            tracks.append(Track(f"rank {row.rank}", KERNELS, row.index, row.rows, row.rank))
-        label = f"rank {row.rank} breakdown" if row.index is not None else f"rank {row.rank} (summary)"
+            tracks.append(Track(translate("Timeline", "rank {0}").format(row.rank), KERNELS, row.index, row.rows,
+                                row.rank))
+        label = (translate("Timeline", "rank {0} breakdown") if row.index is not None
+                 else translate("Timeline", "rank {0} (summary)")).format(row.rank)
         tracks.append(_breakdown_track(row.breakdown, label, row.rank))
     steps = pd.DataFrame({"step": [ct.step], "start_us": [0.0], "end_us": [ct.longest_us]})
     for track in tracks:
