@@ -112,6 +112,13 @@ def test_one_rank_lanes_keyboard_wheel_drag_steps_and_fit(make_window, qtbot, pr
     assert s0 == pytest.approx(window_2["start_us"] - pad) and s1 == pytest.approx(window_2["end_us"] + pad)
     qtbot.mouseClick(view.fit_button, Qt.MouseButton.LeftButton)
     assert chart.time_range_us() == pytest.approx((t0, t1))
+    # another colouring keeps the zoom; its legend follows
+    chart.plot.setFocus()
+    QTest.keyClick(chart.plot, Qt.Key.Key_W)
+    zoomed = chart.time_range_us()
+    view.color_by.setCurrentIndex(view.color_by.findData("family"))
+    qtbot.waitUntil(lambda: view.scene.mode == "family", timeout=20000)
+    assert chart.time_range_us() == pytest.approx(zoomed) and "matmul" in view.legend.text()
 
 
 def test_hover_click_highlight_and_export(make_window, qtbot, profile, tmp_path):

@@ -150,8 +150,12 @@ def _device_lane_codes(kernels: pd.DataFrame) -> tuple[np.ndarray, list[Lane]]:
     core_key = np.where(gpu[core_key], none, core_key)  # a GPU stream holds every kernel class
     stream = (pd.to_numeric(kernels[C.STREAM_ID], errors="coerce").fillna(-1).to_numpy(np.int64)
               if C.STREAM_ID in kernels.columns else np.full(n, -1, dtype=np.int64))
-    uniques, lane = np.unique(np.stack([core_key, stream], axis=1), axis=0, return_inverse=True)
-    lane = lane.reshape(-1)
+    stream = np.where((stream >= 0) & (stream < 1 << 31), stream, -1)
+    # one int64 key per (core, stream), numbered by hashing: no sort of a million rows (a structured-array unique
+    # sorted them in Python-object comparisons, holding the interpreter lock for seconds)
+    key = core_key.astype(np.int64) * (1 << 32) + (stream + 1)
+    lane, unique_keys = pd.factorize(key, sort=False)
+    uniques = np.stack([unique_keys // (1 << 32), unique_keys % (1 << 32) - 1], axis=1)
     comm = class_codes(kernels) == CLASSES.index(KernelClass.COMM.value)
     comm_share = np.bincount(lane, weights=comm, minlength=len(uniques)) / np.maximum(
         np.bincount(lane, minlength=len(uniques)), 1)

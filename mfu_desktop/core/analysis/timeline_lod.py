@@ -79,6 +79,15 @@ class LaneIndex:
         self.end_max = np.maximum.accumulate(self.end) if len(self.end) else self.end
         self.end_max_at = _running_argmax(self.end)
         self._global: _Integrals | None = None
+        self._longest: tuple[np.ndarray, np.ndarray] | None = None
+
+    def longest(self) -> tuple[np.ndarray, np.ndarray]:
+        """Positions of the kernels from the longest down, and their durations (descending)."""
+        if self._longest is None:
+            dur = self.end - self.start
+            order = np.argsort(-dur, kind="stable")
+            self._longest = (order, dur[order])
+        return self._longest
 
     def __len__(self) -> int:
         return len(self.start)
@@ -87,6 +96,7 @@ class LaneIndex:
         """Build the prefix sums over every kernel now (they are otherwise built at the first zoomed-out frame)."""
         if self._global is None:
             self._global = _Integrals(self.start, self.end, self.value, 0.0)
+            self.longest()
         return self
 
     def visible(self, t0: float, t1: float) -> tuple[int, int]:
@@ -215,12 +225,22 @@ def _categories(lane: LaneIndex, bounds: np.ndarray) -> np.ndarray:
 
 
 def _edges(lane: LaneIndex, first: int, last: int, t0: float, px: float, width: int) -> np.ndarray:
-    """Columns where a visible kernel at least :data:`EDGE_PX` pixels wide starts."""
+    """Columns where a visible kernel at least :data:`EDGE_PX` pixels wide starts.
+
+    Zoomed out, few kernels are that wide: they are taken from the lane's kernels sorted by duration
+    rather than by scanning every visible kernel.
+    """
     edges = np.zeros(width, dtype=bool)
-    s = lane.start[first:last]
-    wide = (lane.end[first:last] - s) >= EDGE_PX * px
-    if wide.any():
-        col = np.floor((s[wide] - t0) / px).astype(np.int64)
+    order, dur = lane.longest()
+    wide_count = int(np.searchsorted(-dur, -EDGE_PX * px, side="right"))
+    if wide_count < last - first:
+        picked = order[:wide_count]
+        s = lane.start[picked[(picked >= first) & (picked < last)]]
+    else:
+        s = lane.start[first:last]
+        s = s[(lane.end[first:last] - s) >= EDGE_PX * px]
+    if len(s):
+        col = np.floor((s - t0) / px).astype(np.int64)
         edges[col[(col >= 0) & (col < width)]] = True
     return edges
 

@@ -96,10 +96,10 @@ def step_windows(kernels: pd.DataFrame, start_us: np.ndarray, end_us: np.ndarray
         ids = pd.to_numeric(kernels[C.STEP_ID], errors="coerce").to_numpy(np.float64)
         use = timed & np.isfinite(ids)
         codes, uniques = pd.factorize(ids[use], sort=True)
-        lo = np.full(len(uniques), np.inf)
-        hi = np.full(len(uniques), -np.inf)
-        np.minimum.at(lo, codes, start_us[use])
-        np.maximum.at(hi, codes, end_us[use])
+        order = np.argsort(codes, kind="stable")  # kernels grouped by step: one reduceat per bound
+        first = np.searchsorted(codes[order], np.arange(len(uniques)))
+        lo = np.minimum.reduceat(start_us[use][order], first) if len(order) else np.zeros(0)
+        hi = np.maximum.reduceat(end_us[use][order], first) if len(order) else np.zeros(0)
         frame = pd.DataFrame({"step": [f"{u:g}" for u in uniques], "start_us": lo, "end_us": hi})
         return (frame.sort_values("start_us", kind="stable").reset_index(drop=True),
                 "each step from its first kernel start to its last kernel end")

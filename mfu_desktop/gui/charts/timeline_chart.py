@@ -98,8 +98,9 @@ class TimelineChart(QWidget):
         self.scene_data = None
         self.page.show_message(text)
 
-    def set_scene(self, scene: Scene) -> None:
-        """Draw ``scene``, fitted to its time span."""
+    def set_scene(self, scene: Scene, keep_view: bool = False) -> None:
+        """Draw ``scene``, fitted to its time span (or at the time and rows shown, with ``keep_view``)."""
+        kept = self.vb.viewRange() if keep_view and self.scene_data is not None else None
         self.scene_data = scene
         self.highlights = None
         self.selected = -1
@@ -115,7 +116,12 @@ class TimelineChart(QWidget):
         margin = max((hi - lo) * 0.05, 1.0)
         self.vb.setLimits(xMin=(lo - margin) * 1e-6, xMax=(hi + margin) * 1e-6, minXRange=1e-8)
         self._fit_rows()
-        self.zoom_to(lo, hi)
+        if kept is None:
+            self.zoom_to(lo, hi)
+        else:
+            self.vb.setXRange(*kept[0], padding=0)
+            self.vb.scroll_rows(kept[1][0] - self.vb.viewRange()[1][0])
+            self._schedule()
 
     def zoom_to(self, t0_us: float, t1_us: float) -> None:
         """Show ``t0_us`` to ``t1_us`` (with a 2 % margin)."""

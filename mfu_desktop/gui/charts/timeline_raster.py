@@ -13,6 +13,8 @@ same code is timed by the benchmark.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from mfu_desktop.core.analysis.timeline_colors import BAND_MODES
@@ -37,6 +39,7 @@ MIN_ALPHA, MAX_ALPHA = 90, 255
 FADED = 0.22
 
 
+@cache
 def band_palette() -> np.ndarray:
     """The MFU band colours in :data:`BAND_ORDER`, then grey for "no figure"."""
     return np.array([BAND_RGB[b] for b in BAND_ORDER] + [UNKNOWN_RGB], dtype=np.uint8)

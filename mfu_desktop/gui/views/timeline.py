@@ -135,8 +135,9 @@ class TimelineView(ProfilerView):
                                   "this machine).").format(rank.rank))
             return
         built = self._built.get(id(rank))
-        self.chart.show_message(self.tr("Preparing the timeline of rank {0} ({1} kernels)…").format(
-            rank.rank, f"{len(rank.kernels):,}"))
+        if built is None or self.scene is None or self.scene.cluster:  # a new colouring keeps the picture meanwhile
+            self.chart.show_message(self.tr("Preparing the timeline of rank {0} ({1} kernels)…").format(
+                rank.rank, f"{len(rank.kernels):,}"))
 
         def job(progress):
             tl = built
@@ -150,8 +151,9 @@ class TimelineView(ProfilerView):
 
         def ready(out) -> None:
             tl, scene = out
+            same = self._built.get(id(rank)) is tl and self.scene is not None and not self.scene.cluster
             self._built[id(rank)] = tl
-            self._show(scene)
+            self._show(scene, keep_view=same)  # a new colouring keeps the zoom
 
         self._start(job, ready)
 
@@ -183,10 +185,13 @@ class TimelineView(ProfilerView):
     def _failed(self, message: str) -> None:
         self.chart.show_message(self.tr("The timeline could not be prepared: {0}").format(message))
 
-    def _show(self, scene: Scene, note: str = "") -> None:
+    def _show(self, scene: Scene, note: str = "", keep_view: bool = False) -> None:
+        step = self.step_choice.currentData() if keep_view else None
         self.scene = scene
-        self.chart.set_scene(scene)
+        self.chart.set_scene(scene, keep_view)
         self._fill_steps(scene)
+        if step is not None:
+            self.step_choice.setCurrentIndex(max(self.step_choice.findData(step), 0))
         self.legend.setText(legend_html(scene))
         self.notes.setText(" ".join(filter(None, [note, *scene.notes])))
 
