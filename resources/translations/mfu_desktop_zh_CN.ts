@@ -2631,8 +2631,8 @@
         <translation>Host 侧算子</translation>
     </message>
     <message>
-        <source>memory: allocated (solid), reserved (dashed)</source>
-        <translation>内存：已分配（实线）、已预留（虚线）</translation>
+        <source>memory ({0}): allocated (solid), reserved (dashed)</source>
+        <translation>内存（{0}）：已分配（实线）、已预留（虚线）</translation>
     </message>
     <message>
         <source>duration {0}</source>
@@ -2679,8 +2679,8 @@
         <translation>step</translation>
     </message>
     <message>
-        <source>memory ({0})</source>
-        <translation>内存（{0}）</translation>
+        <source>memory</source>
+        <translation>内存</translation>
     </message>
     <message>
         <source>breakdown</source>

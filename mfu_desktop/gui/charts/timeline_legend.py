@@ -54,6 +54,8 @@ def legend_html(scene: Scene) -> str:
     parts.append(_swatch(SEGMENT_COLORS[2], translate("Timeline", "free")))
     if any(t.kind == HOST for t in scene.tracks):
         parts.append(_swatch(HOST_RGB, translate("Timeline", "host operators")))
-    if any(t.kind == COUNTER for t in scene.tracks):
-        parts.append(translate("Timeline", "memory: allocated (solid), reserved (dashed)"))
+    counter = next((t for t in scene.tracks if t.kind == COUNTER), None)
+    if counter is not None:
+        parts.append(escape(translate("Timeline", "memory ({0}): allocated (solid), reserved (dashed)").format(
+            counter.detail)))
     return "&nbsp;&nbsp;".join(parts)

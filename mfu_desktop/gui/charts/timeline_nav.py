@@ -37,9 +37,12 @@ class TimelineViewBox(pg.ViewBox):
     # --- what the chart calls -------------------------------------------------------------
 
     def set_rows(self, rows: int, visible: float) -> None:
-        """``rows`` tracks of which ``visible`` fit on screen: the y range scrolls between them."""
+        """``rows`` tracks of which ``visible`` fit on screen: the y range scrolls between them.
+
+        Rows keep their height: with fewer rows than fit, they sit at the top.
+        """
         self.rows = max(int(rows), 1)
-        self.visible_rows = max(min(float(visible), float(self.rows)), 1.0)
+        self.visible_rows = max(float(visible), 1.0)
         self.setLimits(yMin=0.0, yMax=float(max(self.rows, self.visible_rows)),
                        minYRange=self.visible_rows, maxYRange=self.visible_rows)
         top = min(max(self.viewRange()[1][0], 0.0), max(self.rows - self.visible_rows, 0.0))

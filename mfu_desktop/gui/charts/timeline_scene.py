@@ -39,6 +39,7 @@ class Track:
         rows: Kernel-frame rows (kernels), host-op indexes (host), step numbers (steps) per item.
         rank: The rank the row belongs to (the cluster view), else ``None``.
         series: A counter's samples: ``time_us`` and one array per curve (MB).
+        detail: What the row shows beyond its label (a counter's allocator).
     """
 
     label: str
@@ -47,6 +48,7 @@ class Track:
     rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     rank: int | None = None
     series: dict[str, np.ndarray] = field(default_factory=dict)
+    detail: str = ""
 
 
 @dataclass
@@ -122,9 +124,9 @@ def memory_track(memory: RankMemory | None, origin_ns: int) -> Track | None:
         return None
     curve = memory.curve.sort_values("time_us", kind="stable")
     time_us = curve["time_us"].to_numpy(np.float64) + memory.origin_us - origin_ns / 1000.0
-    return Track(translate("Timeline", "memory ({0})").format(memory.allocator), COUNTER, series={
+    return Track(translate("Timeline", "memory"), COUNTER, series={
         "time_us": time_us, "allocated": curve["allocated_mb"].to_numpy(np.float64),
-        "reserved": curve["reserved_mb"].to_numpy(np.float64)})
+        "reserved": curve["reserved_mb"].to_numpy(np.float64)}, detail=memory.allocator)
 
 
 def rank_scene(tl: RankTimeline, colors: KernelColors | None, kernels: pd.DataFrame,
