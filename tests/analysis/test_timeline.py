@@ -191,3 +191,19 @@ def test_every_rank_aligned_on_the_step_start():
     default = cluster_timeline([fast, slow, summary])
     assert default.step == "2"  # the first step every rank has
     assert "rank 2 has no step 1" in cluster_timeline([fast, summary], step="1").notes[0]
+
+
+def test_the_breakdown_of_a_public_sample_matches_its_step_trace(samples):
+    from mfu_desktop.core.analysis.options import AnalysisOptions
+    from mfu_desktop.core.pipeline.analyze import analyze_paths
+
+    r = analyze_paths([samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"], AnalysisOptions(),
+                      use_cache=False).ranks[0]
+    tl = build_timeline(r.kernels, r.rank)
+    parts = (tl.breakdown["end_us"] - tl.breakdown["start_us"]).groupby(tl.breakdown["kind"]).sum()
+    trace = r.data.step_trace.frame.iloc[0]  # step_trace_time.csv: 8873.756, 101963.203, 25744.05 µs
+    assert parts[COMPUTING] == pytest.approx(float(trace["computing"]), abs=0.02)
+    assert parts[COMM_NOT_OVERLAPPED] == pytest.approx(float(trace["comm_not_overlapped"]), abs=0.02)
+    assert parts[FREE] == pytest.approx(float(trace["free"]), abs=0.02)
+    assert [lane.label for lane in tl.lanes] == ["AI_CORE · stream 2", "MIX_AIV · stream 2",
+                                                 "AI_VECTOR_CORE · stream 2", "DSA_SQE · stream 3", "HCCL"]
