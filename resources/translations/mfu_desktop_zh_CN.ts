@@ -1525,6 +1525,10 @@
         <translation>导出预估 CSV(&amp;P)…</translation>
     </message>
     <message>
+        <source>Export the rank as a &amp;Chrome trace…</source>
+        <translation>将该 rank 导出为 &amp;Chrome trace…</translation>
+    </message>
+    <message>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
@@ -2699,6 +2703,7 @@
     <name>TimelineView</name>
     <message>
         <source>W/S zoom · A/D pan · Ctrl+wheel zoom · wheel scrolls the rows · drag pans · click a kernel for its derivation, a host operator for its kernels</source>
+        <extracomment>Ranks whose timeline is kept for a quick return (the least recently shown is dropped).</extracomment>
         <translation>W/S 缩放 · A/D 平移 · Ctrl+滚轮缩放 · 滚轮上下滚动泳道 · 拖动平移 · 单击算子查看推导，单击 Host 侧算子高亮其下发的算子</translation>
     </message>
     <message>
@@ -2772,6 +2777,10 @@
     <message>
         <source>Highlighted: {0} ({1} kernels)</source>
         <translation>已高亮：{0}（{1} 个算子）</translation>
+    </message>
+    <message>
+        <source>Select a rank with its kernels (not the cluster or a summary) to export its Chrome trace.</source>
+        <translation>请选择一个含算子数据的 rank（而非集群或汇总）以导出其 Chrome trace。</translation>
     </message>
     <message>
         <source>Export Chrome trace</source>

@@ -232,3 +232,18 @@ def test_toolbar_and_rows_fit_every_screen(make_window, qtbot, profile, lang):
             text = widget.currentText() if hasattr(widget, "currentText") else widget.text()
             assert text and widget.fontMetrics().horizontalAdvance(text) <= widget.width(), (lang, width, text)
         qtbot.waitUntil(lambda: view.chart.vb.visible_rows >= 4)  # a few lanes on screen
+
+
+def test_the_file_menu_exports_the_selected_rank_without_opening_the_view(make_window, qtbot, profile, tmp_path):
+    window = make_window(profile, "--lang", "en", "--tab", "profiler", "--rank", "1")
+    wait_idle(qtbot, window)
+    actions = [a.text() for a in window.menuBar().actions()[0].menu().actions()]
+    assert "Export the rank as a &Chrome trace…" in actions
+    view = window.profiler.view_pages["timeline"]
+    assert view.scene is None  # never shown, never drawn
+    out = tmp_path / "rank1.json"
+    view.export_to(out)
+    wait_idle(qtbot, window)
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["otherData"]["rank"] == 1
+    assert len([e for e in data["traceEvents"] if e.get("cat") == "kernel"]) == len(window.profiler.current.kernels)

@@ -44,6 +44,8 @@ from mfu_desktop.gui.views.base import ProfilerView, ViewContext
 translate = QCoreApplication.translate  # the "Timeline" context, shared with the chart
 CHANNEL = "timeline-view"
 EXPORT_CHANNEL = "timeline-export"
+#: Ranks whose timeline is kept for a quick return (the least recently shown is dropped).
+MAX_BUILT = 3
 
 
 class TimelineView(ProfilerView):
@@ -152,7 +154,10 @@ class TimelineView(ProfilerView):
         def ready(out) -> None:
             tl, scene = out
             same = self._built.get(id(rank)) is tl and self.scene is not None and not self.scene.cluster
+            self._built.pop(id(rank), None)
             self._built[id(rank)] = tl
+            while len(self._built) > MAX_BUILT:  # a million-kernel timeline weighs ~100 MB: keep the last few
+                self._built.pop(next(iter(self._built)))
             self._show(scene, keep_view=same)  # a new colouring keeps the zoom
 
         self._start(job, ready)
@@ -245,11 +250,19 @@ class TimelineView(ProfilerView):
 
     # --- export ---------------------------------------------------------------------------
 
+    def _selected(self) -> tuple[RankAnalysis | None, FolderAnalysis | None]:
+        """The rank the tab has selected (drawn here or not yet) and its result."""
+        kind, rank, result = self._pending or self._last or ("empty", None, None)
+        return (rank, result) if kind == "rank" else (None, result)
+
     def export_dialog(self) -> None:
-        """Ask where, then write the shown rank's Chrome trace in the background."""
-        if self.rank is None or self.rank.lite:
+        """Ask where, then write the selected rank's Chrome trace in the background (File menu or the button)."""
+        rank, _ = self._selected()
+        if rank is None or rank.lite:
+            self.notes.setText(self.tr("Select a rank with its kernels (not the cluster or a summary) to export its "
+                                       "Chrome trace."))
             return
-        default = str(Path.home() / f"rank{self.rank.rank}.trace.json")
+        default = str(Path.home() / f"rank{rank.rank}.trace.json")
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Export Chrome trace"), default,
                                               self.tr("Chrome trace (*.json)"))
         if path:
@@ -260,7 +273,7 @@ class TimelineView(ProfilerView):
         from mfu_desktop.core.report.chrome_trace import write_chrome_trace
         from mfu_desktop.core.writing import forbid_inside
 
-        rank, result = self.rank, self.result
+        rank, result = self._selected()
         if rank is None or rank.lite:
             return
         tl = self._built.get(id(rank))
@@ -269,7 +282,8 @@ class TimelineView(ProfilerView):
 
         def job(progress):
             forbid_inside(path, roots)
-            return write_chrome_trace(rank, path, step, tl.host if tl is not None else None, memory_of(rank), tl)
+            host = tl.host if tl is not None else read_host_ops(rank.folder, rank.kernels)
+            return write_chrome_trace(rank, path, step, host, memory_of(rank), tl)
 
         def done(export) -> None:
             self.notes.setText(self.tr("Wrote {0}: {1} kernels, {2} host operators — open it in Perfetto or "
