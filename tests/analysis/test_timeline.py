@@ -116,7 +116,7 @@ def test_kernels_without_a_start_time_are_left_out_and_said():
     f.loc[0, C.START_NS] = -1
     tl = build_timeline(f, rank=0)
     assert sum(len(it.rows) for it in tl.items) == 5
-    assert "1 kernel(s) without a start time" in tl.notes[0]
+    assert "1 kernel(s) without a start time or a duration" in tl.notes[0]
     origin, start, _ = kernel_times(f)
     assert origin == T0 + 10_000 and np.isnan(start[0])
 

@@ -221,7 +221,7 @@ def build_timeline(kernels: pd.DataFrame, rank: int, host: HostOps | None = None
     notes = []
     untimed = int((~np.isfinite(start)).sum())
     if untimed:
-        notes.append(f"{untimed:,} kernel(s) without a start time are not on the timeline")
+        notes.append(f"{untimed:,} kernel(s) without a start time or a duration are not on the timeline")
     if host is not None and len(host):
         h_lanes, h_items, h_notes = host_lanes(host, origin)
         lanes, items = [*lanes, *h_lanes], [*items, *h_items]
