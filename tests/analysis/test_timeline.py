@@ -207,3 +207,17 @@ def test_the_breakdown_of_a_public_sample_matches_its_step_trace(samples):
     assert parts[FREE] == pytest.approx(float(trace["free"]), abs=0.02)
     assert [lane.label for lane in tl.lanes] == ["AI_CORE · stream 2", "MIX_AIV · stream 2",
                                                  "AI_VECTOR_CORE · stream 2", "DSA_SQE · stream 3", "HCCL"]
+
+
+def test_the_memory_curve_on_the_timelines_clock():
+    from mfu_desktop.core.analysis.memory import RankMemory
+    from mfu_desktop.core.analysis.timeline import memory_series
+
+    # the memory engine's curve is µs from its origin (1,000 µs after the timeline's origin T0 here)
+    memory = RankMemory(origin_us=T0 / 1000 + 1000.0, allocator="PTA", curve=pd.DataFrame({
+        "time_us": [30.0, -10.0, 5.0], "allocated_mb": [3.0, 1.0, 2.0], "reserved_mb": [8.0, 8.0, 8.0]}))
+    series = memory_series(memory, T0)
+    assert series["time_us"].tolist() == [990.0, 1005.0, 1030.0]  # sorted, shifted by 1,000 µs
+    assert series["allocated_mb"].tolist() == [1.0, 2.0, 3.0]
+    assert memory_series(RankMemory(reason="no memory data"), T0) is None
+    assert memory_series(None, T0) is None

@@ -16,6 +16,7 @@ per rank on a worker thread; drawing reduces each lane to pixel columns (:mod:`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,9 @@ from mfu_desktop.core.analysis.timeline_lod import LaneIndex
 from mfu_desktop.core.analysis.timeline_steps import breakdown_frame, step_windows
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.host_records import HostOps
+
+if TYPE_CHECKING:
+    from mfu_desktop.core.analysis.memory import RankMemory
 
 #: Lanes of these cores come first, in this order; other cores follow by name, communication last.
 CORE_ORDER = ("AI_CORE", "MIX_AIC", "MIX_AIV", "AI_VECTOR_CORE", "AI_CPU", "DSA_SQE")
@@ -230,3 +234,19 @@ def build_timeline(kernels: pd.DataFrame, rank: int, host: HostOps | None = None
     comm = class_codes(kernels) == CLASSES.index(KernelClass.COMM.value)
     breakdown = breakdown_frame(windows, start, end, comm)
     return RankTimeline(rank, origin, lanes, items, windows, source, breakdown, start, end, host, notes)
+
+
+def memory_series(memory: RankMemory | None, origin_ns: int) -> pd.DataFrame | None:
+    """The allocator's curve on a timeline's clock: ``time_us`` (µs from ``origin_ns``), allocated and reserved MB.
+
+    The memory engine keeps its curve in µs from its own origin (the peak's step start,
+    :class:`~mfu_desktop.core.analysis.memory.RankMemory`); the kernels' and the memory's clocks are
+    the same capture clock. ``None`` when the rank has no usable curve.
+    """
+    if memory is None or not memory.available or memory.curve.empty or memory.origin_us is None or not memory.timed:
+        return None
+    curve = memory.curve.sort_values("time_us", kind="stable")
+    time_us = curve["time_us"].to_numpy(np.float64) + memory.origin_us - origin_ns / 1000.0
+    ok = np.isfinite(time_us)
+    return pd.DataFrame({"time_us": time_us[ok], "allocated_mb": curve["allocated_mb"].to_numpy(np.float64)[ok],
+                         "reserved_mb": curve["reserved_mb"].to_numpy(np.float64)[ok]})

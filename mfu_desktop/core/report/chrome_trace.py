@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mfu_desktop.core.analysis.families import family_codes, family_names
-from mfu_desktop.core.analysis.timeline import RankTimeline, build_timeline
+from mfu_desktop.core.analysis.timeline import RankTimeline, build_timeline, memory_series
 from mfu_desktop.core.analysis.timeline_steps import BREAKDOWN_KINDS
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.writing import atomic_write, forbid_inside
@@ -219,18 +219,18 @@ def _host_lines(host: HostOps, tl: RankTimeline, chosen: np.ndarray, device_tid:
 def _counter_lines(memory: RankMemory | None, tl: RankTimeline, shift: float,
                    window: tuple[float, float] | None) -> list[str]:
     """The allocator's allocated and reserved MB as counter events (in the window)."""
-    if memory is None or not memory.available or memory.curve.empty or memory.origin_us is None:
+    series = memory_series(memory, tl.origin_ns)
+    if series is None:
         return []
-    curve = memory.curve
-    t = curve["time_us"].to_numpy(np.float64) + memory.origin_us - tl.origin_ns / 1000.0
-    keep = np.isfinite(t) if window is None else np.isfinite(t) & (t >= window[0]) & (t <= window[1])
+    t = series["time_us"].to_numpy()
+    keep = np.ones(len(t), dtype=bool) if window is None else (t >= window[0]) & (t <= window[1])
     if not keep.any():
         return []
     name = json.dumps(f"memory {memory.allocator} (MB)".replace("  ", " "), ensure_ascii=False)
     return _join('{"ph":"C","cat":"memory","name":', name, f',"pid":{STEPS_PID},"tid":3,"ts":',
                  _number(np.round(t[keep] + shift, 3)), ',"args":{"allocated":',
-                 _number(curve["allocated_mb"].to_numpy(np.float64)[keep]), ',"reserved":',
-                 _number(curve["reserved_mb"].to_numpy(np.float64)[keep]), "}}").to_pylist()
+                 _number(series["allocated_mb"].to_numpy()[keep]), ',"reserved":',
+                 _number(series["reserved_mb"].to_numpy()[keep]), "}}").to_pylist()
 
 
 def _chosen_kernels(r: RankAnalysis, tl: RankTimeline, step: str | None) -> np.ndarray:
@@ -262,11 +262,12 @@ def _origin_shift(tl: RankTimeline, chosen: np.ndarray, host: HostOps | None, wi
         seen = start if window is None else start[(start + host.dur_us >= window[0]) & (start <= window[1])]
         if len(seen):
             firsts.append(float(seen.min()))
-    if memory is not None and memory.available and not memory.curve.empty and memory.origin_us is not None:
-        t = memory.curve["time_us"].to_numpy(np.float64) + memory.origin_us - tl.origin_ns / 1000.0
+    series = memory_series(memory, tl.origin_ns)
+    if series is not None:
+        t = series["time_us"].to_numpy()
         seen = t if window is None else t[(t >= window[0]) & (t <= window[1])]
         if len(seen):
-            firsts.append(float(np.nanmin(seen)))
+            firsts.append(float(seen.min()))
     return -min(firsts) if firsts else 0.0
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 from PySide6.QtCore import QCoreApplication
 
 from mfu_desktop.core.analysis.memory import RankMemory
-from mfu_desktop.core.analysis.timeline import Lane, RankTimeline
+from mfu_desktop.core.analysis.timeline import Lane, RankTimeline, memory_series
 from mfu_desktop.core.analysis.timeline_colors import KernelColors
 from mfu_desktop.core.analysis.timeline_lod import LaneIndex
 from mfu_desktop.core.analysis.timeline_ranks import ClusterTimeline
@@ -120,13 +120,12 @@ def _breakdown_track(breakdown: pd.DataFrame, label: str, rank: int | None = Non
 
 def memory_track(memory: RankMemory | None, origin_ns: int) -> Track | None:
     """The allocator's allocated and reserved MB on the timeline's clock, when the rank has a memory curve."""
-    if memory is None or not memory.available or memory.curve.empty or memory.origin_us is None or not memory.timed:
+    series = memory_series(memory, origin_ns)
+    if series is None:
         return None
-    curve = memory.curve.sort_values("time_us", kind="stable")
-    time_us = curve["time_us"].to_numpy(np.float64) + memory.origin_us - origin_ns / 1000.0
     return Track(translate("Timeline", "memory"), COUNTER, series={
-        "time_us": time_us, "allocated": curve["allocated_mb"].to_numpy(np.float64),
-        "reserved": curve["reserved_mb"].to_numpy(np.float64)}, detail=memory.allocator)
+        "time_us": series["time_us"].to_numpy(), "allocated": series["allocated_mb"].to_numpy(),
+        "reserved": series["reserved_mb"].to_numpy()}, detail=memory.allocator)
 
 
 def rank_scene(tl: RankTimeline, colors: KernelColors | None, kernels: pd.DataFrame,
