@@ -19,7 +19,7 @@ from mfu_desktop.core.analysis.timeline_steps import (
 )
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.host_records import HostOps, match_kernels, nesting_depth
-from mfu_desktop.core.readers.kineto.frame import step_breakdown
+from mfu_desktop.core.readers.kineto.steps import KernelTimes, step_breakdown
 
 T0 = 1_700_000_000_000_000_000  # a capture clock in ns
 
@@ -103,8 +103,9 @@ def test_breakdown_sums_agree_with_the_step_trace_arithmetic():
     end = start + rng.exponential(6.0, 400)
     comm = rng.random(400) < 0.3
     seg = breakdown_segments(start, end, comm, 100.0, 900.0)
-    step = np.zeros(400, dtype=np.int64)
-    reference = step_breakdown([(0, 100.0, 900.0)], start, end, comm, step).iloc[0]
+    times = KernelTimes(start=start, end=end, comm=comm, compute=~comm, stream=np.zeros(400, dtype=np.int64),
+                        launch_ts=np.full(400, np.nan))
+    reference = step_breakdown([(0, 100.0, 900.0)], times).iloc[0]
     assert seg.total(COMPUTING) == pytest.approx(reference["computing"])
     assert seg.total(COMM_NOT_OVERLAPPED) == pytest.approx(reference["comm_not_overlapped"])
     assert seg.total(FREE) == pytest.approx(reference["free"])

@@ -21,6 +21,7 @@ BUILT_IN_VIEWS = ("charts", "kernels", "roofline", "heat-map")
 PROFILER_VIEWS: list[tuple[str, str]] = [
     ("memory", "mfu_desktop.gui.views.memory:MemoryView"),
     ("timeline", "mfu_desktop.gui.views.timeline:TimelineView"),
+    ("advisor", "mfu_desktop.gui.views.advisor:AdvisorView"),
 ]
 
 
