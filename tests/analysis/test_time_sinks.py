@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from mfu_desktop.core.analysis.grouping import group_rows
-from mfu_desktop.core.analysis.roofline_figures import judged_figure, judged_values
+from mfu_desktop.core.analysis.kernel_roofline import judged_values
+from mfu_desktop.core.analysis.roofline_figures import judged_figure
 from mfu_desktop.core.analysis.time_sinks import OPERATOR, mean_breakdown, non_operator_rows, ranked_time
 from mfu_desktop.core.cluster.documents import merge_hot_rows
 

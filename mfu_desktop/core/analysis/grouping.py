@@ -87,27 +87,37 @@ def categorical(values: list[str], codes: np.ndarray) -> pd.Categorical:
     return pd.Categorical.from_codes(table[idx], categories=pd.Index(uniques, dtype=object))
 
 
-def _matches(series: pd.Series, value: str) -> np.ndarray:
-    """Rows whose text equals ``value`` (compared once per category; missing reads as "")."""
-    codes, categories = codes_of(series)
-    hit = np.array([str(c) == value for c in categories] + [value == ""], dtype=bool)
-    return lookup(hit, codes)
+def _equal_mask(column: pd.Series, text: str) -> np.ndarray:
+    """Rows whose text is ``text`` (``""`` matches a missing cell), compared once per category."""
+    codes, cats = codes_of(column)
+    table = np.array([str(c) == text for c in cats] + [text == ""], dtype=bool)
+    return lookup(table, codes)
 
 
-def group_rows(kernels: pd.DataFrame, op_type: str, input_shapes: str | None = None) -> np.ndarray:
-    """Frame positions of the kernels of one (type, input shapes) group, as the hot-operator tables group them.
+def group_rows(kernels: pd.DataFrame, op_type: str, shapes: str | None = None, klass: str | None = None) -> np.ndarray:
+    """The kernel rows of an operator group of the tables and charts (a by-type, by-shape or hot-operator row).
 
-    A kernel without a type is grouped under its name (Level0 captures), so ``op_type`` matches
-    the type or, for those kernels, the name. ``input_shapes`` ``None`` matches every shape.
+    A group's type is the kernel's type, or its name where the type is missing (Level0 kernels,
+    as the tables show them). ``shapes`` and ``klass`` narrow the group when given.
+
+    Args:
+        kernels: The rank's kernel frame.
+        op_type: The group's type (or kernel name).
+        shapes: Its input shapes (``""``: none recorded), ``None``: any.
+        klass: Its kernel class, ``None``: any.
     """
     if kernels is None or kernels.empty:
         return np.zeros(0, dtype=np.int64)
     n = len(kernels)
-    by_type = _matches(kernels[C.OP_TYPE], op_type) if C.OP_TYPE in kernels else np.zeros(n, dtype=bool)
-    if C.NAME in kernels:
-        untyped = _matches(kernels[C.OP_TYPE], "") | _matches(kernels[C.OP_TYPE], "N/A") \
-            if C.OP_TYPE in kernels else np.ones(n, dtype=bool)
-        by_type |= untyped & _matches(kernels[C.NAME], op_type)
-    if input_shapes is not None and C.INPUT_SHAPES in kernels:
-        by_type &= _matches(kernels[C.INPUT_SHAPES], input_shapes)
-    return np.flatnonzero(by_type).astype(np.int64)
+    if C.OP_TYPE in kernels.columns:
+        mask = _equal_mask(kernels[C.OP_TYPE], op_type)
+        untyped = _equal_mask(kernels[C.OP_TYPE], "") | _equal_mask(kernels[C.OP_TYPE], "N/A")
+    else:
+        mask, untyped = np.zeros(n, dtype=bool), np.ones(n, dtype=bool)
+    if C.NAME in kernels.columns:
+        mask |= untyped & _equal_mask(kernels[C.NAME], op_type)
+    if shapes is not None and C.INPUT_SHAPES in kernels.columns:
+        mask &= _equal_mask(kernels[C.INPUT_SHAPES], shapes)
+    if klass is not None and "klass" in kernels.columns:
+        mask &= _equal_mask(kernels["klass"], klass)
+    return np.flatnonzero(mask).astype(np.int64)

@@ -74,23 +74,6 @@ def judged_by(bound: object) -> str:
     return "bw_util" if str(bound) == "memory" else "mfu"
 
 
-def judged_values(table: Any) -> Any:
-    """:func:`judged_figure` for every row of a frame at once (a float array, NaN where none).
-
-    The hot-operator chart colours its bars with it in the rank and the cluster views, so both
-    judge a group alike: a compute-bound GEMM at 7.75 % of the HBM bandwidth by its MFU.
-    """
-    import numpy as np
-
-    n = len(table)
-    mfu = table["mfu"].to_numpy(dtype=float) if "mfu" in table else np.full(n, np.nan)
-    if "bound" not in table or "bw_util" not in table:
-        return mfu
-    bw = table["bw_util"].to_numpy(dtype=float)
-    memory = (table["bound"].astype(str).to_numpy() == "memory") & np.isfinite(bw)
-    return np.where(memory, bw, mfu)
-
-
 def roofline_text(roof: dict[str, Any] | None) -> str | None:
     """One line for the console: where the judged time goes and the step's point on the roofline."""
     if not roof or not roof.get("time_us"):

@@ -15,6 +15,9 @@ from mfu_desktop.gui.charts.legend import ChartLegend, Swatch, fit_height_to_wid
 
 #: Colours of the step-breakdown segments (computing, communication not overlapped, free, bubble).
 SEGMENT_COLORS = ((70, 130, 200), (220, 120, 50), (150, 150, 150), (200, 60, 60))
+#: Family colours, in the order of the shipped family mapping (then "other"): the roofline and the timeline.
+FAMILY_COLORS = ((214, 39, 40), (255, 127, 14), (31, 119, 180), (148, 103, 189), (127, 127, 127), (44, 160, 44),
+                 (188, 189, 34), (140, 86, 75), (227, 119, 194), (23, 190, 207), (174, 199, 232), (100, 100, 100))
 
 
 def make_plot(x_label: str, y_label: str, x_units: str = "", y_units: str = "",

@@ -10,6 +10,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
+from mfu_desktop.core.analysis.kernel_names import short_name
 from mfu_desktop.gui.charts.axes import decade_ticks
 from mfu_desktop.gui.charts.common import BarPicker, ChartPage, make_plot, set_category_ticks
 from mfu_desktop.gui.charts.legend import Swatch
@@ -105,8 +106,10 @@ class PairedBarsChart(QWidget):
                           height=0.38)
         self.new.setOpts(x0=np.zeros(len(rows)), y=y + 0.2, width=rows["new_time_us"].to_numpy(float) * 1e-6,
                          height=0.38)
-        labels = [f"{t} [{s}]" if s else str(t) for t, s in zip(rows["type"], rows["input_shapes"])]
-        self.rows = [dict(r, label=label) for r, label in zip(rows.to_dict("records"), labels)]
+        names = rows["display_name"] if "display_name" in rows else rows["type"].map(lambda t: short_name(str(t)))
+        labels = [f"{t} [{s}]" if s else str(t) for t, s in zip(names, rows["input_shapes"])]
+        full = [f"{t} [{s}]" if s else str(t) for t, s in zip(rows["type"], rows["input_shapes"])]
+        self.rows = [dict(r, label=label) for r, label in zip(rows.to_dict("records"), full)]  # tooltips: full name
         self.picker.set_bars(np.maximum(rows["base_time_us"].to_numpy(float), rows["new_time_us"].to_numpy(float))
                              * 1e-6, 0.45)
         set_category_ticks(self.plot.getAxis("left"), labels)

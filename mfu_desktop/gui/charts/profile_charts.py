@@ -13,7 +13,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QWidget
 
-from mfu_desktop.core.analysis.roofline_figures import judged_figure, judged_values
+from mfu_desktop.core.analysis.kernel_names import short_name
+from mfu_desktop.core.analysis.kernel_roofline import judged_values
+from mfu_desktop.core.analysis.roofline_figures import judged_figure
 from mfu_desktop.core.analysis.time_sinks import OPERATOR, sink
 from mfu_desktop.core.numbers import calls, finite_number, pct, sig
 from mfu_desktop.gui.bands import band_brushes, band_legend_labels
@@ -56,10 +58,14 @@ def wrapped(text: str, width: int = 90) -> str:
     return "\n".join([*lines, line])
 
 
-def group_label(row: dict) -> str:
-    """A hot row's name: ``MatMulV2 [4096,4096;11008,4096]`` (no shapes: the type alone)."""
+def group_label(row: dict, short: bool = False) -> str:
+    """A hot row's name: ``MatMulV2 [4096,4096;11008,4096]`` (no shapes: the type alone).
+
+    ``short``: the type by its display name (a GPU kernel's template noise dropped), for an axis.
+    """
     shapes = row.get("input_shapes")
-    return f"{row.get('type')} [{shapes}]" if isinstance(shapes, str) and shapes else str(row.get("type"))
+    name = short_name(str(row.get("type"))) if short else str(row.get("type"))
+    return f"{name} [{shapes}]" if isinstance(shapes, str) and shapes else name
 
 
 class HotOpsChart(QWidget):
@@ -122,7 +128,7 @@ class HotOpsChart(QWidget):
         kinds = {str(r.get("kind") or OPERATOR) for r in self.rows}
         for key in SINK_RGB:
             self.page.legend.show_entry(key, key in kinds)
-        self.labels = [group_label(r) if r.get("kind", OPERATOR) == OPERATOR else ct(str(r.get("type")))
+        self.labels = [group_label(r, short=True) if r.get("kind", OPERATOR) == OPERATOR else ct(str(r.get("type")))
                        for r in self.rows]
         set_category_ticks(self.plot.getAxis("left"), self.labels)
         self.plot.setYRange(-0.5, len(self.rows) - 0.5, padding=0.02)
@@ -199,10 +205,10 @@ def scatter_points(duration_us: np.ndarray | None, mfu: np.ndarray | None,
         label = np.full(len(rows), "", dtype=object)
     elif isinstance(names.dtype, pd.CategoricalDtype):
         codes = names.cat.codes.to_numpy()[rows]
-        categories = np.asarray(names.cat.categories, dtype=object)
+        categories = np.asarray([short_name(str(c)) for c in names.cat.categories], dtype=object)
         label = np.where(codes >= 0, categories[np.maximum(codes, 0)] if len(categories) else "", "")
     else:
-        label = names.to_numpy(dtype=object)[rows]
+        label = np.asarray([short_name(str(n)) for n in names.to_numpy(dtype=object)[rows]], dtype=object)
     return ScatterPoints(x=np.log10(np.maximum(dur[rows], 1e-3)), mfu=mfu[rows], rows=rows,
                          data=[(int(r), str(n)) for r, n in zip(rows, label)], counted=int(finite.sum()))
 

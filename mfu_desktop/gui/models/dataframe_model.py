@@ -121,6 +121,9 @@ class ColumnSpec:
         cell_tooltip: Frame column whose text is the cell's tooltip (e.g. why a figure is partial).
         judges: ``mfu`` or ``bw_util``: colour a cell only on rows this figure judges (the row's
             ``bound``: bandwidth utilisation judges a memory-bound kernel, MFU every other one).
+        display: Text → the text shown, applied once per distinct value of a text column (kernel
+            names → their short display names); the full text is the cell's tooltip, sorting
+            follows what is shown and filtering matches either.
     """
 
     key: str
@@ -130,6 +133,7 @@ class ColumnSpec:
     color_mfu: bool = False
     cell_tooltip: str = ""
     judges: str = ""
+    display: Callable[[str], str] | None = None
 
 
 def _all_numbers(series: pd.Series) -> bool:
@@ -141,10 +145,12 @@ def _all_numbers(series: pd.Series) -> bool:
 class _Column:
     """One cached column: codes + labels for text, an array for numbers."""
 
-    def __init__(self, series: pd.Series) -> None:
+    def __init__(self, series: pd.Series, display: Callable[[str], str] | None = None) -> None:
         self.labels: list[str] | None = None
         self.codes: np.ndarray | None = None
         self.values: np.ndarray | None = None
+        #: What a text cell shows (``labels`` through the spec's display function), per category.
+        self.shown: list[str] | None = None
         if isinstance(series.dtype, pd.CategoricalDtype):
             self.codes = series.cat.codes.to_numpy()
             self.labels = [str(c) for c in series.cat.categories]
@@ -158,6 +164,8 @@ class _Column:
             codes, uniques = pd.factorize(series, use_na_sentinel=True)
             self.codes = codes
             self.labels = [str(u) for u in uniques]
+        if self.labels is not None:
+            self.shown = [display(label) for label in self.labels] if display else self.labels
 
     @property
     def is_text(self) -> bool:
@@ -169,10 +177,15 @@ class _Column:
             return self.labels[code] if code >= 0 else ""
         return self.values[i]
 
+    def text(self, i: int) -> str:
+        """What a text cell shows."""
+        code = int(self.codes[i])
+        return self.shown[code] if code >= 0 else ""
+
     def sort_key(self) -> np.ndarray:
         """Ascending key; missing values sort last."""
         if self.codes is not None:
-            order = np.argsort(np.array(self.labels, dtype=object), kind="stable")
+            order = np.argsort(np.array(self.shown, dtype=object), kind="stable")
             rank = np.empty(len(self.labels) + 1, dtype=np.int64)
             rank[order] = np.arange(len(self.labels))
             rank[-1] = len(self.labels)
@@ -206,7 +219,7 @@ def prepare_table(frame: pd.DataFrame, columns: Sequence[ColumnSpec] | None = No
     specs = list(columns) if columns is not None else [ColumnSpec(c, str(c)) for c in frame.columns]
     specs = [s for s in specs if s.key in frame.columns]
     bound = _Column(frame["bound"]) if "bound" in frame.columns and any(s.judges for s in specs) else None
-    return PreparedTable(frame, specs, [_Column(frame[s.key]) for s in specs], sorted_by, bound)
+    return PreparedTable(frame, specs, [_Column(frame[s.key], s.display) for s in specs], sorted_by, bound)
 
 
 class DataFrameModel(QAbstractTableModel):
@@ -300,9 +313,9 @@ class DataFrameModel(QAbstractTableModel):
         spec = self._specs[index.column()]
         i = int(self._view[index.row()])
         if role == Qt.ItemDataRole.DisplayRole:
-            value = col.raw(i)
             if col.is_text:
-                return value
+                return col.text(i)
+            value = col.raw(i)
             return spec.formatter(value) if spec.formatter else fmt_number(value)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             if not col.is_text:
@@ -313,7 +326,8 @@ class DataFrameModel(QAbstractTableModel):
             return str(value) if isinstance(value, str) and value else None
         if role == Qt.ItemDataRole.ToolTipRole and col.is_text:
             value = col.raw(i)
-            return value if isinstance(value, str) and len(value) > 40 else None
+            shortened = isinstance(value, str) and value != col.text(i)
+            return value if isinstance(value, str) and (len(value) > 40 or shortened) else None
         if role == Qt.ItemDataRole.BackgroundRole and spec.color_mfu:
             if spec.judges and self._bound is not None and judged_by(self._bound.raw(i)) != spec.judges:
                 return None  # a figure that does not judge this row is not painted (a GEMM's 7.75 % BW)
@@ -387,7 +401,8 @@ class DataFrameModel(QAbstractTableModel):
         if not col.is_text:
             raise ValueError(f"{key} is not a text column")
         needle = needle.lower()
-        hit = np.array([needle in label.lower() for label in col.labels] + [needle == ""], dtype=bool)
+        hit = np.array([needle in label.lower() or needle in shown.lower() for label, shown in
+                        zip(col.labels, col.shown)] + [needle == ""], dtype=bool)
         return lookup(hit, col.codes)
 
     def find_mask(self, needle: str, keys: Sequence[str]) -> np.ndarray:

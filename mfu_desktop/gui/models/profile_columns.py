@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from PySide6.QtCore import QCoreApplication
 
+from mfu_desktop.core.analysis.kernel_names import short_name
 from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.gui.models.dataframe_model import (
@@ -26,8 +27,10 @@ translate = QCoreApplication.translate  # module-level helpers use the "Columns"
 def _kernel_known() -> list[ColumnSpec]:
     """Every kernel column the engine or a reader makes, in table order: the figures that judge first."""
     return [
-        ColumnSpec(C.NAME, translate("Columns", "Name")),
-        ColumnSpec(C.OP_TYPE, translate("Columns", "Type")),
+        ColumnSpec(C.NAME, translate("Columns", "Name"), tooltip=translate(
+            "Columns", "the kernel's short display name; the full name is the cell's tooltip and in the detail pane"),
+            display=short_name),
+        ColumnSpec(C.OP_TYPE, translate("Columns", "Type"), display=short_name),
         ColumnSpec(C.DURATION_US, translate("Columns", "Duration (µs)"), fmt_us),
         ColumnSpec("mfu", translate("Columns", "MFU"), fmt_pct, translate("Columns", "the figure of a compute-bound "
                    "kernel: achieved TFLOP/s / peak (coloured where it judges the kernel)"),
@@ -83,6 +86,8 @@ def _kernel_known() -> list[ColumnSpec]:
         ColumnSpec(C.START_NS, translate("Columns", "Start (ns)"), fmt_int),
         ColumnSpec(C.DEVICE_ID, translate("Columns", "Device"), fmt_int),
         ColumnSpec(C.STREAM_ID, translate("Columns", "Stream"), fmt_int),
+        ColumnSpec(C.OP_CALL, translate("Columns", "Op call"), fmt_int,
+                   translate("Columns", "the op call that launched the kernel (a GPU op may launch several)")),
         ColumnSpec(C.ATTRIBUTES, translate("Columns", "Attributes")),
         ColumnSpec(C.FLOPS_SHARE, translate("Columns", "Share of the op's FLOPs"), fmt_number,
                    translate("Columns", "the part of its launching op's FLOPs this kernel carries (by duration)")),
@@ -177,14 +182,15 @@ def aggregate_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
         "input_shapes": (translate("Columns", "Input shapes"), None),
         "output_shapes": (translate("Columns", "Output shapes"), None),
         "dtype": (translate("Columns", "Dtype"), None),
-        "count": (translate("Columns", "Calls/step"), fmt_calls),
+        "count": (translate("Columns", "Kernels/step"), fmt_calls),
+        "calls": (translate("Columns", "Calls/step"), fmt_calls),
         "time_us": (translate("Columns", "Time (µs/step)"), fmt_us),
         "time_share": (translate("Columns", "Share"), fmt_pct),
         "counted": (translate("Columns", "Counted/step"), fmt_calls),
         "counted_time_us": (translate("Columns", "Counted time (µs/step)"), fmt_us),
         "flops": (translate("Columns", "FLOPs/step"), fmt_flops),
-        "flops_per_call": (translate("Columns", "FLOPs per call"), fmt_flops),
-        "mean_us": (translate("Columns", "Mean per call (µs)"), fmt_us),
+        "flops_per_call": (translate("Columns", "FLOPs per kernel"), fmt_flops),
+        "mean_us": (translate("Columns", "Mean per kernel (µs)"), fmt_us),
         "achieved_tflops": (translate("Columns", "Achieved TFLOP/s"), fmt_number),
         "mfu": (translate("Columns", "MFU"), fmt_pct),
         "klass": (translate("Columns", "Class"), None),
@@ -225,10 +231,13 @@ def aggregate_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
     }
     judges = {"mfu": "mfu", "mfu_lo": "mfu", "mfu_hi": "mfu", "bw_util": "bw_util"}
     specs = []
+    same = "calls" in frame.columns and "count" in frame.columns and bool((frame["calls"] == frame["count"]).all())
     for col in frame.columns:
+        if col == "calls" and same:  # one kernel per op call (Ascend): the column would repeat Kernels/step
+            continue
         header, fmt = labels.get(col, (readable_header(col), fmt_number))
         specs.append(ColumnSpec(col, header, fmt, color_mfu=col in ("mfu", "mfu_step", "bw_util", "roof_util"),
-                                judges=judges.get(col, "")))
+                                judges=judges.get(col, ""), display=short_name if col == "type" else None))
     return specs
 
 

@@ -391,6 +391,9 @@ class ProfilerTab(QWidget):
             view.setModel(model)
             view.configure(key, AGGREGATE_PRESETS if key in ("by-type", "by-shape") else None, frozen=frozen)
             self.tabs.addTab(view, title)
+            if model in (self.type_model, self.shape_model):  # a group chosen here is highlighted in the views
+                view.selectionModel().currentRowChanged.connect(
+                    lambda current, _previous, m=model: self._table_group_selected(m, current))
             self.table_views[key] = view
         for key in ("by-type", "by-shape"):
             self.table_views[key].row_menu.connect(
@@ -1109,6 +1112,22 @@ class ProfilerTab(QWidget):
         self.bus.highlight(rows, group_label({"type": op_type, "input_shapes": input_shapes}))
         if self.kernel_model.rowCount():
             self.kernel_view.selectRow(0)
+
+    def _highlight_group(self, op_type: str, shapes: str | None, klass: str | None) -> None:
+        """Highlight the shown rank's kernels of one operator group in every view (a group of a table or chart)."""
+        if self.current is None or self.current.lite:
+            return
+        rows = group_rows(self.current.kernels, op_type, shapes, klass)
+        label = f"{op_type} [{shapes}]" if shapes else op_type
+        self.bus.highlight(rows, label)
+
+    def _table_group_selected(self, model: DataFrameModel, current: QModelIndex) -> None:
+        if not current.isValid() or model.frame.empty or "type" not in model.frame.columns:
+            return
+        row = model.frame.iloc[model.source_row(current.row())]
+        shapes = str(row["input_shapes"]) if "input_shapes" in row and row["input_shapes"] == row["input_shapes"] \
+            else None
+        self._highlight_group(str(row["type"]), shapes, None)
 
     def _apply_filters(self) -> None:
         model = self.kernel_model
