@@ -143,12 +143,14 @@ def test_hover_click_highlight_and_export(make_window, qtbot, profile, tmp_path)
     wait_idle(qtbot, window)
     hot = profiler.hot_chart
     vb = hot.plot.getPlotItem().getViewBox()
-    table = profiler._hot_tables["lost_us"]
-    bar = QPointF(float(table["lost_us"].iloc[1]) * 1e-6 / 2, 1.0)  # the middle of the second bar
+    # the second operator bar (the chart ranks the step's non-operator time among the operators)
+    i = [k for k, r in enumerate(hot.rows) if r.get("kind", "operator") == "operator"][1]
+    group = hot.rows[i]
+    bar = QPointF(float(group["lost_us"]) * 1e-6 / 2, float(i))  # the middle of that bar
     QTest.mouseClick(hot.plot.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      hot.plot.mapFromScene(vb.mapViewToScene(bar)))
-    expected = group_rows(profiler.current.kernels, str(table["type"].iloc[1]), str(table["input_shapes"].iloc[1]),
-                          str(table["klass"].iloc[1]))
+    expected = group_rows(profiler.current.kernels, str(group["type"]), str(group["input_shapes"]),
+                          str(group["klass"]))
     assert len(expected) > 0
     profiler.show_view("timeline")
     qtbot.waitUntil(lambda: chart.highlights is not None)

@@ -341,7 +341,7 @@ class ProfilerTab(QWidget):
         for w in (self.filter_status, self.filter_class):
             w.currentIndexChanged.connect(self._apply_filters)
             filters.addWidget(w)
-        self._pending_group: tuple[str, str | None] | None = None  # shown once the rank's kernels are ready
+        self._pending_group: tuple[str, str | None, str | None] | None = None  # shown once the rank's kernels are ready
         self._shown_kernel: int | None = None  # the kernel whose derivation is shown (frame position)
         self._find = ""  # Ctrl+F's text: kernels whose name or type contains it
         self.kernel_count = QLabel("")
@@ -1076,7 +1076,9 @@ class ProfilerTab(QWidget):
         if row.get("kind", OPERATOR) != OPERATOR:
             self.tabs.setCurrentWidget(self.steps_view if self.current is not None else self.ranks_view)
             return
-        group = (str(row.get("type")), row.get("input_shapes") if isinstance(row.get("input_shapes"), str) else None)
+        klass = row.get("klass") if isinstance(row.get("klass"), str) and row.get("klass") else None
+        group = (str(row.get("type")), row.get("input_shapes") if isinstance(row.get("input_shapes"), str) else None,
+                 klass)
         if self.current is None and self.result is not None:
             position = self._rank_losing_most(row)
             if position is not None:
@@ -1093,22 +1095,25 @@ class ProfilerTab(QWidget):
             for table, key in ((r.hot_by_lost, "lost_us"), (r.hot_by_time, "time_us")):
                 if table is None or table.empty:
                     continue
-                hit = table[(table["type"].astype(str) == str(row.get("type")))
-                            & (table["input_shapes"].astype(str) == str(row.get("input_shapes") or ""))]
+                match = (table["type"].astype(str) == str(row.get("type"))) \
+                    & (table["input_shapes"].astype(str) == str(row.get("input_shapes") or ""))
+                if row.get("klass") and "klass" in table.columns:
+                    match &= table["klass"].astype(str) == str(row.get("klass"))
+                hit = table[match]
                 value = float(hit[key].max()) if len(hit) else -1.0
                 if value > best_value:
                     best, best_value = i, value
                 break
         return best
 
-    def show_group(self, op_type: str, input_shapes: str | None = None) -> None:
-        """Highlight one (type, input shapes) group on the bus and select its first kernel (its derivation).
+    def show_group(self, op_type: str, input_shapes: str | None = None, klass: str | None = None) -> None:
+        """Highlight one (type, input shapes[, class]) group on the bus and select its first kernel (its derivation).
 
         The Kernels table then shows only its kernels, the scatter and the roofline ring them.
         """
         if self.current is None or self.current.lite:
             return
-        rows = group_rows(self.current.kernels, op_type, input_shapes)
+        rows = group_rows(self.current.kernels, op_type, input_shapes, klass)
         self.bus.highlight(rows, group_label({"type": op_type, "input_shapes": input_shapes}))
         if self.kernel_model.rowCount():
             self.kernel_view.selectRow(0)
