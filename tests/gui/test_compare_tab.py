@@ -34,7 +34,9 @@ def test_compare_tab_shows_what_changed_and_exports(make_window, qtbot, slowed_c
     window = make_window("--lang", "en", "--demo", "--tab", "compare")
     wait_idle(qtbot, window)
     tab = window.compare
-    assert "demo" in tab.base_label.text()
+    assert "demo" in tab.base_label.full_text
+    tab.queue_new([slowed_copy / ("a_long_folder_name_" * 6)] * 3)  # long names never widen the window
+    assert tab.minimumSizeHint().width() < 900 and window.minimumSizeHint().width() <= 1024
     tab.set_new(slowed_copy)
     wait_idle(qtbot, window)
     c = tab.comparison

@@ -47,7 +47,7 @@ from mfu_desktop.gui.core_text import rank_count, sentences
 from mfu_desktop.gui.messages import MessageChannel
 from mfu_desktop.gui.models.dataframe_model import ColumnSpec, DataFrameModel, fmt_calls, fmt_number, fmt_pct, fmt_us
 from mfu_desktop.gui.table_view import TableView
-from mfu_desktop.gui.widgets import Card, scroll_page
+from mfu_desktop.gui.widgets import Card, ElidedLabel, scroll_page
 from mfu_desktop.gui.workers import JobRunner
 
 CHANNEL = "compare"
@@ -108,8 +108,8 @@ class CompareTab(QWidget):
         layout = QVBoxLayout(self)
         self.info = MessageChannel(self.tr("Compare"), self)  # shown in the window's message area
         bar = QHBoxLayout()
-        self.base_label = QLabel(self.tr("BASE: open a profile in the Profiler tab"))
-        self.new_label = QLabel(self.tr("NEW: not chosen"))
+        self.base_label = ElidedLabel(self.tr("BASE: open a profile in the Profiler tab"))
+        self.new_label = ElidedLabel(self.tr("NEW: not chosen"))
         self.choose = QPushButton(self.tr("Choose NEW…"))
         choose_menu = QMenu(self.choose)
         choose_menu.addAction(self.tr("A folder…"), lambda: self.choose_requested.emit(False))
@@ -259,7 +259,7 @@ class CompareTab(QWidget):
         """The Profiler tab loaded a profile: it is BASE (a chosen NEW is compared again)."""
         self.base, self.base_name = result, name
         self.base_roots = list(result.discovery.roots)
-        self.base_label.setText(self.tr("BASE: {0} ({1})").format(name, rank_count(len(result.ranks))))
+        self.base_label.set_text(self.tr("BASE: {0} ({1})").format(name, rank_count(len(result.ranks))))
         self._update_empty_page()
         if self.new_paths:
             self.run()
@@ -267,7 +267,7 @@ class CompareTab(QWidget):
     def queue_new(self, paths: Path | list[Path]) -> None:
         """Choose NEW (a folder, a summary, or trace/db files) without comparing yet (compared once BASE is loaded)."""
         self.new_paths = [Path(p) for p in (paths if isinstance(paths, list | tuple) else [paths])]
-        self.new_label.setText(self.tr("NEW: {0}").format(", ".join(p.name for p in self.new_paths)))
+        self.new_label.set_text(self.tr("NEW: {0}").format(", ".join(p.name for p in self.new_paths)))
 
     def set_new(self, paths: Path | list[Path]) -> None:
         """Compare BASE with the profile at ``paths``."""
