@@ -118,6 +118,9 @@ class CompareTab(QWidget):
         self.new_chip = QComboBox()
         self.new_chip.setToolTip(self.tr("The chip NEW ran on: detected from the profile, or chosen here when the "
                                          "profile does not say (BASE's chip: the Profiler tab's Assumptions)"))
+        # sized by a short name, not the catalog's longest: the bar fits a 1024 px window
+        self.new_chip.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.new_chip.setMinimumContentsLength(12)
         self._fill_chips()
         self.new_chip.currentIndexChanged.connect(self._new_chip_changed)
         self.export_button = QPushButton(self.tr("Export…"))
@@ -152,6 +155,8 @@ class CompareTab(QWidget):
         self.waterfall = WaterfallChart()
         self.paired = PairedBarsChart()
         self.scatter = GroupScatter()
+        for chart in (self.waterfall, self.paired, self.scatter):  # two rows of charts under the cards at 700 px
+            chart.plot.setMinimumHeight(150)
         grid.addWidget(self.waterfall, 0, 0)
         grid.addWidget(self.scatter, 0, 1)
         grid.addWidget(self.paired, 1, 0, 1, 2)
