@@ -155,8 +155,6 @@ class CompareTab(QWidget):
         self.waterfall = WaterfallChart()
         self.paired = PairedBarsChart()
         self.scatter = GroupScatter()
-        for chart in (self.waterfall, self.paired, self.scatter):  # two rows of charts under the cards at 700 px
-            chart.plot.setMinimumHeight(150)
         grid.addWidget(self.waterfall, 0, 0)
         grid.addWidget(self.scatter, 0, 1)
         grid.addWidget(self.paired, 1, 0, 1, 2)
