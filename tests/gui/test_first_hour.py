@@ -126,3 +126,32 @@ def test_an_unconfirmed_chip_says_so_once_with_the_action_and_setting_it_keeps_t
     wait_idle(qtbot, window)
     assert profiler.current is not None and profiler.current.rank == 1  # the tree kept rank 1, not the cluster
     assert "–" not in profiler.card_ops.full_value and profiler.info.text() == ""
+
+
+@pytest.mark.parametrize("size", ["1024x700", "1280x800"])
+def test_the_rank_tree_keeps_mfu_tier_and_warnings_in_sight(make_window, qtbot, size):
+    """The tree is a quarter of a laptop screen: the names give way, not MFU, Tier or "⚠ N" (its click opens them)."""
+    from PySide6.QtTest import QTest
+
+    from mfu_desktop.gui.models.rank_tree import ROLE_KIND, WARNINGS_COLUMN
+
+    window = make_window("--lang", "zh_CN", "--demo", "--tab", "profiler", "--size", size)
+    wait_idle(qtbot, window, timeout=120000)
+    profiler, tree = window.profiler, window.profiler.tree
+    visible = tree.viewport().width()
+    shown = [tree.columnWidth(col) for col in range(WARNINGS_COLUMN + 1) if not tree.isColumnHidden(col)]
+    assert sum(shown) <= visible, (shown, visible)
+    assert tree.columnWidth(0) >= 90  # names shortened in the middle, never to nothing
+    model = profiler.tree_model
+    root = next(model.index(r, 0) for r in range(model.rowCount()) if model.index(r, 0).data(ROLE_KIND) == "root")
+    warn = model.index(1, WARNINGS_COLUMN, root)  # rank 1 of the demo has warnings
+    assert warn.data().startswith("⚠ ")
+    rect = tree.visualRect(warn)
+    assert tree.viewport().rect().contains(rect), (rect, tree.viewport().rect())
+    metrics = tree.fontMetrics()
+    assert metrics.horizontalAdvance(warn.data()) <= rect.width()  # "⚠ 3" whole
+    QTest.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    wait_idle(qtbot, window)
+    assert profiler.current is not None and profiler.current.rank == 1
+    assert profiler.tabs.currentWidget() is profiler.assumptions_page
+    assert model.horizontalHeaderItem(WARNINGS_COLUMN).toolTip() == "警告"

@@ -13,6 +13,10 @@ from mfu_desktop.gui.core_text import rank_count
 
 ROLE_KIND = Qt.ItemDataRole.UserRole + 1  # "root", "cluster", "rank", "failed"
 ROLE_INDEX = Qt.ItemDataRole.UserRole + 2  # position in FolderAnalysis.ranks / failures
+#: The column of a rank's chip.
+CHIP_COLUMN = 1
+#: The column of "⚠ N" (a rank's warnings), "slow: …" (the cluster) and a failure's reason.
+WARNINGS_COLUMN = 4
 
 
 class RankTreeModel(QStandardItemModel):
@@ -21,7 +25,19 @@ class RankTreeModel(QStandardItemModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.setHorizontalHeaderLabels([self.tr("Rank"), self.tr("Chip"), self.tr("MFU"), self.tr("Tier"),
-                                        self.tr("Warnings"), self.tr("Source")])
+                                        "⚠", self.tr("Source")])
+        # the warnings column is titled by its sign (a word would widen it past a laptop's tree): named in the tooltip
+        self.horizontalHeaderItem(WARNINGS_COLUMN).setToolTip(self.tr("Warnings"))
+
+    def one_chip(self) -> bool:
+        """True when every rank row names the same chip (the column then tells nothing apart)."""
+        chips = set()
+        for r in range(self.rowCount()):
+            node = self.item(r, 0)
+            for c in range(node.rowCount()):
+                if node.child(c, 0).data(ROLE_KIND) == "rank":
+                    chips.add(node.child(c, CHIP_COLUMN).text())
+        return len(chips) <= 1
 
     def set_analysis(self, result: FolderAnalysis) -> None:
         """Rebuild from an analysis."""
@@ -42,8 +58,9 @@ class RankTreeModel(QStandardItemModel):
             slow = result.cluster.slow
             slow_text = ", ".join(self.tr("rank {0} (+{1} %)").format(r, f"{e * 100:.2g}")
                                   for r, e in result.cluster.slow_rank_excess())
-            row = [cluster, QStandardItem(""), QStandardItem(mfu), QStandardItem(""),
-                   QStandardItem(self.tr("slow: {0}").format(slow_text) if slow else ""), QStandardItem("")]
+            slow_item = QStandardItem(self.tr("slow: {0}").format(slow_text) if slow else "")
+            slow_item.setToolTip(slow_item.text())
+            row = [cluster, QStandardItem(""), QStandardItem(mfu), QStandardItem(""), slow_item, QStandardItem("")]
             for item in row:
                 item.setEditable(False)
             self.appendRow(row)

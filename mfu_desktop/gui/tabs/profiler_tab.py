@@ -73,7 +73,14 @@ from mfu_desktop.gui.models.profile_columns import (
     cluster_columns,
     kernel_columns,
 )
-from mfu_desktop.gui.models.rank_tree import ROLE_INDEX, ROLE_KIND, RankTreeModel, short_chip
+from mfu_desktop.gui.models.rank_tree import (
+    CHIP_COLUMN,
+    ROLE_INDEX,
+    ROLE_KIND,
+    WARNINGS_COLUMN,
+    RankTreeModel,
+    short_chip,
+)
 from mfu_desktop.gui.staging import Stager
 from mfu_desktop.gui.start_page import StartPage
 from mfu_desktop.gui.table_view import TableView
@@ -89,6 +96,10 @@ FULL_CHANNEL = "summary-rank"
 MAX_FULL_RANKS = 4
 #: Below this tab height the summary cards drop their detail lines (it stays in their tooltips).
 COMPACT_BELOW_PX = 660
+
+
+#: The rank names' column never gets narrower than this when the tree fits its columns.
+TREE_NAME_MIN_PX = 90
 
 
 def default_tree_width(total: int) -> int:
@@ -184,6 +195,7 @@ class ProfilerTab(QWidget):
         self.tree = QTreeView()
         self.tree.setModel(self.tree_model)
         self.tree.setUniformRowHeights(True)
+        self.tree.setIndentation(14)  # ranks sit two levels deep: the names keep the width
         self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long trace name never pushes MFU off-screen
         self.tree.selectionModel().currentChanged.connect(self._tree_selected)
         self.tree.clicked.connect(self._tree_clicked)
@@ -242,6 +254,7 @@ class ProfilerTab(QWidget):
             # until the user drags it, the tree is a quarter of the width at every window size
             width = default_tree_width(self.width())
             self.splitter.setSizes([width, max(self.width() - width, 100)])
+            self._refit_tree()
 
     def tree_visible_or_unsized(self) -> bool:
         """True unless the user collapsed the tree."""
@@ -250,6 +263,12 @@ class ProfilerTab(QWidget):
 
     def _split_moved(self, *_args) -> None:
         self._split_set = True
+        self._refit_tree()
+
+    def _refit_tree(self) -> None:
+        """The tree changed width: its columns are fitted again (when it shows ranks)."""
+        if getattr(self, "result", None) is not None and self.tree.width() > 0:
+            self.fit_tree_columns()
 
     # --- the rank tree's width ------------------------------------------------------------
 
@@ -364,6 +383,8 @@ class ProfilerTab(QWidget):
         e_layout = QVBoxLayout(explain)
         e_layout.setContentsMargins(0, 0, 0, 0)
         self.kernel_derivation = QTextBrowser()
+        self.kernel_derivation.setPlaceholderText(self.tr(
+            "Select a kernel: how its FLOPs, bytes, MFU and lost time were worked out shows here."))
         e_layout.addWidget(self.kernel_derivation)
         self.calc_button = QPushButton(self.tr("Open in calculator"))
         self.calc_button.setEnabled(False)
@@ -625,16 +646,34 @@ class ProfilerTab(QWidget):
         self.chip_choice.showPopup()
 
     def fit_tree_columns(self) -> None:
-        """Columns to their contents, the rank names at most ~45 % of the tree (shortened in the middle)."""
+        """Columns to their contents; then the names and the warnings give way so MFU, Tier and ⚠ N stay in sight.
+
+        The warnings column keeps the width of "⚠ 999" (the cluster's "slow: …" and a failure's reason
+        are shortened, whole in their tooltips); the rank names take what is left of the tree (at least
+        ``TREE_NAME_MIN_PX``), shortened in the middle. When that is too narrow and every
+        rank ran on one chip (the Chip card names it), the chip column is hidden. The source column
+        follows, reached by scrolling.
+        """
+        self.tree.setColumnHidden(CHIP_COLUMN, False)
         for col in range(self.tree_model.columnCount()):
             self.tree.resizeColumnToContents(col)
-        cap = max(int(self.tree.viewport().width() * 0.45), 120)
+        metrics = self.tree.fontMetrics()
+        warn_cap = max(metrics.horizontalAdvance("⚠ 999") + 14, self.tree.header().sectionSizeHint(WARNINGS_COLUMN))
+        if self.tree.columnWidth(WARNINGS_COLUMN) > warn_cap:
+            self.tree.setColumnWidth(WARNINGS_COLUMN, warn_cap)
+        width = self.tree.viewport().width()
+        others = sum(self.tree.columnWidth(col) for col in range(1, WARNINGS_COLUMN + 1))
+        if width - others < TREE_NAME_MIN_PX and self.tree_model.one_chip():
+            # every rank ran on one chip (the Chip card names it): its column gives the names their room
+            others -= self.tree.columnWidth(CHIP_COLUMN)
+            self.tree.setColumnHidden(CHIP_COLUMN, True)
+        cap = max(width - others, TREE_NAME_MIN_PX)
         if self.tree.columnWidth(0) > cap:
             self.tree.setColumnWidth(0, cap)
 
     def _tree_clicked(self, index: QModelIndex) -> None:
         """A click on a rank's "⚠ N": its warnings, every one, on the Assumptions page."""
-        if index.column() == 4 and index.siblingAtColumn(0).data(ROLE_KIND) == "rank" and index.data():
+        if index.column() == WARNINGS_COLUMN and index.siblingAtColumn(0).data(ROLE_KIND) == "rank" and index.data():
             self.tabs.setCurrentWidget(self.assumptions_page)
 
     def _later(self, fn) -> None:
