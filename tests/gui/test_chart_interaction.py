@@ -280,3 +280,34 @@ def test_a_scatter_of_kernels_of_one_duration_still_has_labelled_ticks(qtbot):
     chart.grab()  # paint: the axis fits its labels
     labels = [text for _, _, text in chart.plot.getAxis("bottom").drawn]
     assert len(labels) >= 2, labels  # e.g. "200", "500", "1,000": a duration can be read off
+
+
+def test_narrow_category_axes_leave_names_out_rather_than_cut_them_to_nothing(qtbot):
+    """Seven chips in a 260 px chart (the Prediction tab at 1024×700 in Chinese): "910B2 (measured)" was drawn "9…)".
+
+    A slot is 260 / 7.8 ≈ 30 px wide, "910B2" needs ~38 px: the label keeps its first word and the
+    neighbour it would cover is left out (its bar's tooltip names it); at 700 px every chip is named.
+    """
+    from mfu_desktop.gui.charts.prediction_charts import RelativePerformanceChart
+
+    devices = ["Huawei Ascend 910B2 (measured)", "Huawei Ascend 910C", "Huawei Ascend 950PR", "Huawei Ascend 950DT",
+               "NVIDIA H100 SXM", "NVIDIA H20", "NVIDIA H200"]
+    rows = pd.DataFrame({"device": devices, "relative_performance": np.linspace(1.0, 3.0, 7),
+                         "step_relative_performance": np.linspace(1.0, 2.5, 7), "partial": [False] * 7,
+                         "partial_reason": [""] * 7})
+    chart = shown(qtbot, RelativePerformanceChart(), size=(260, 300))
+    chart.set_data(rows)
+    chart.grab()
+    drawn = [text for _, _, text in chart.plot.getAxis("bottom").drawn]
+    firsts = [text.split("\n")[0] for text in drawn]
+    assert "910B2" in firsts and not any(first.startswith("9…") for first in firsts), drawn
+    assert 2 <= len(drawn) < 7, drawn  # some left out, none cut below its first word
+    chart.resize(700, 300)
+    chart.grab()
+    firsts = [text.split("\n")[0] for _, _, text in chart.plot.getAxis("bottom").drawn]
+    assert firsts == ["910B2", "910C", "950PR", "950DT", "H100 SXM", "H20", "H200"], firsts
+    chart.set_data(rows.assign(device=["Huawei Ascend 910B2（实测）", *devices[1:]]))  # zh_CN's full-width brackets
+    chart.resize(260, 300)
+    chart.grab()
+    drawn = [text for _, _, text in chart.plot.getAxis("bottom").drawn]
+    assert drawn[0].split("\n")[0] == "910B2", drawn

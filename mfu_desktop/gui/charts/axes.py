@@ -43,8 +43,11 @@ def _elide_line(metrics: QFontMetricsF, line: str, width: float) -> str:
 
 
 def parentheses_on_lines(text: str) -> str:
-    """Each parenthesis of a label on its own line: "H100 SXM (now) (OOM)" → "H100 SXM" / "(now)" / "(OOM)"."""
-    return text.replace(" (", "\n(")
+    """Each parenthesis of a label on its own line: "H100 SXM (now) (OOM)" → "H100 SXM" / "(now)" / "(OOM)".
+
+    Full-width ones too: "910B2（实测）" → "910B2" / "（实测）".
+    """
+    return re.sub(r" ?（", "\n（", text.replace(" (", "\n("))  # Chinese text's full-width "（实测）" too
 
 
 def two_lines(text: str) -> str:
@@ -57,6 +60,24 @@ def two_lines(text: str) -> str:
         return text
     cut = min(spaces, key=lambda i: abs(i - middle))
     return text[:cut] + "\n" + text[cut + 1:]
+
+
+#: How far past its ends an axis may draw its first and last tick labels.
+LABEL_OVERHANG_PX = 14
+#: A category label is never shortened below its first word, up to this many characters' width.
+MIN_LABEL_CHARS = 7
+
+
+def readable_width(metrics: QFontMetricsF, text: str) -> float:
+    """The narrowest a category label is shortened to: its first word whole (a chip's "910B2"), up to ~7 characters.
+
+    Narrower, "910B2 (measured)" became "9…)", which names nothing; at this floor a label that does
+    not fit overlaps its neighbour and :func:`drop_overlapping` leaves the neighbour out instead
+    (its bar keeps its name in the tooltip).
+    """
+    first = text.split("\n", 1)[0].split(" ", 1)[0]
+    char = metrics.averageCharWidth()
+    return max(3 * char, min(metrics.horizontalAdvance(first), MIN_LABEL_CHARS * char))
 
 
 def drop_overlapping(texts: list[tuple[QRectF, object, str]], gap: float = LABEL_GAP) -> list:
@@ -79,6 +100,9 @@ class FittedAxis(pg.AxisItem):
 
     def __init__(self, orientation: str, **kwargs) -> None:
         super().__init__(orientation, **kwargs)
+        # the first and last labels may reach a few px past the axis ends (into the corner beside the other axis)
+        # rather than being left out: "910B2" under the first bar of a narrow chart
+        self.setStyle(hideOverlappingLabels=LABEL_OVERHANG_PX)
         self.categories: list[str] = []
         self.category_positions: list[float] = []
         self.drawn: list[tuple[QRectF, object, str]] = []
@@ -116,7 +140,7 @@ class FittedAxis(pg.AxisItem):
             widest = max(metrics.horizontalAdvance(line) for line in text.split("\n"))
             if widest > width and "\n" not in text and across >= 2 * metrics.height():
                 text = two_lines(text)
-            out.append((position, elide_middle(metrics, text, max(width, 3 * metrics.averageCharWidth()))))
+            out.append((position, elide_middle(metrics, text, max(width, readable_width(metrics, text)))))
         return out
 
     def generateDrawSpecs(self, p: QPainter):
