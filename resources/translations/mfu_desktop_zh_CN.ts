@@ -3292,12 +3292,16 @@
     </message>
     <message>
         <source>Profiler</source>
-        <extracomment>Ranks of a cluster summary whose full kernel data is kept in memory at once (least recently used dropped). Below this tab height the summary cards drop their detail lines (it stays in their tooltips).</extracomment>
+        <extracomment>Ranks of a cluster summary whose full kernel data is kept in memory at once (least recently used dropped). Below this tab height the summary cards drop their detail lines (it stays in their tooltips). The rank names&apos; column never gets narrower than this when the tree fits its columns.</extracomment>
         <translation>Profiling 分析</translation>
     </message>
     <message>
         <source>Roofline</source>
         <translation>Roofline</translation>
+    </message>
+    <message>
+        <source>Select a kernel: how its FLOPs, bytes, MFU and lost time were worked out shows here.</source>
+        <translation>选择一个算子：这里显示其 FLOPs、字节数、MFU 和损失时间的推导过程。</translation>
     </message>
     <message>
         <source>By type</source>
@@ -3735,6 +3739,7 @@
     <name>RankTreeModel</name>
     <message>
         <source>Rank</source>
+        <extracomment>The column of a rank&apos;s chip. The column of &quot;⚠ N&quot; (a rank&apos;s warnings), &quot;slow: …&quot; (the cluster) and a failure&apos;s reason.</extracomment>
         <translation>Rank</translation>
     </message>
     <message>
@@ -3924,12 +3929,20 @@
         <translation>说明</translation>
     </message>
     <message>
+        <source>efficiency</source>
+        <translation>效率</translation>
+    </message>
+    <message>
+        <source>bandwidth</source>
+        <translation>带宽</translation>
+    </message>
+    <message>
         <source>A regular expression searched in the operator type, any case (empty: every type)</source>
         <translation>在算子类型中查找的正则表达式，不区分大小写（留空：所有类型）</translation>
     </message>
     <message>
-        <source>kind must be efficiency or bandwidth</source>
-        <translation>类型必须是 efficiency 或 bandwidth</translation>
+        <source>kind must be {0} or {1}</source>
+        <translation>类型必须是{0}或{1}</translation>
     </message>
     <message>
         <source>factor must be positive</source>

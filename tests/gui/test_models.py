@@ -131,6 +131,23 @@ def test_settings_in_an_unwritable_folder_do_not_raise(tmp_path):
     assert save_settings(Settings(), blocker / "settings.json") is False
 
 
+def test_rule_kinds_are_shown_in_the_users_language_and_accepted_either_way(qapp):
+    """The Prediction tab's rules showed "efficiency" / "bandwidth" in the Chinese window."""
+    from mfu_desktop.gui.i18n import install_translator
+
+    try:
+        assert install_translator(qapp, "zh_CN")
+        model = RulesModel(list(DEFAULT_RULES))
+        kind = model.index(0, 2)
+        assert model.rules[0].kind == "efficiency" and kind.data() == "效率"
+        assert kind.data(Qt.ItemDataRole.EditRole) == "efficiency"  # the editor starts from the key
+        assert model.setData(kind, "带宽") and model.rules[0].kind == "bandwidth"
+        assert model.setData(kind, "Efficiency") and model.rules[0].kind == "efficiency"
+        assert not model.setData(kind, "速度") and "效率" in model.last_error and "带宽" in model.last_error
+    finally:
+        install_translator(qapp, "en")
+
+
 def test_rank_tree_from_demo_analysis(qtbot):
     from mfu_desktop.core.analysis.options import AnalysisOptions
     from mfu_desktop.core.paths import demo_profile_dir

@@ -24,6 +24,19 @@ class RulesModel(QAbstractTableModel):
                         self.tr("Operator types (pattern)"), self.tr("Factor"), self.tr("Bandwidth GB/s"),
                         self.tr("Only between vendor"), self.tr("Note"))
 
+    def kind_names(self) -> dict[str, str]:
+        """Each rule kind's name in the user's language (the table shows these; the CSV keeps the keys)."""
+        names = {"efficiency": self.tr("efficiency"), "bandwidth": self.tr("bandwidth")}
+        return {kind: names.get(kind, kind) for kind in RULE_KINDS}
+
+    def kind_of(self, text: str) -> str | None:
+        """The rule kind typed in a cell, by its key or its shown name (any case); None when it is neither."""
+        typed = text.strip().casefold()
+        for kind, name in self.kind_names().items():
+            if typed in (kind, name.casefold()):
+                return kind
+        return None
+
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rules)
 
@@ -49,6 +62,8 @@ class RulesModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.CheckStateRole:
                 return Qt.CheckState.Checked if rule.enabled else Qt.CheckState.Unchecked
             return None
+        if role == Qt.ItemDataRole.DisplayRole and key == "kind":
+            return self.kind_names().get(rule.kind, rule.kind)
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             value = getattr(rule, key)
             if key == "value":
@@ -72,9 +87,10 @@ class RulesModel(QAbstractTableModel):
             elif role != Qt.ItemDataRole.EditRole:
                 return False
             elif key == "kind":
-                if value not in RULE_KINDS:
-                    raise ValueError(self.tr("kind must be efficiency or bandwidth"))
-                new = replace(rule, kind=str(value))
+                kind = self.kind_of(str(value))
+                if kind is None:
+                    raise ValueError(self.tr("kind must be {0} or {1}").format(*self.kind_names().values()))
+                new = replace(rule, kind=kind)
             elif key == "factor":
                 factor = float(value)
                 if not factor > 0:
