@@ -141,7 +141,10 @@ def test_the_rank_tree_keeps_mfu_tier_and_warnings_in_sight(make_window, qtbot, 
     visible = tree.viewport().width()
     shown = [tree.columnWidth(col) for col in range(WARNINGS_COLUMN + 1) if not tree.isColumnHidden(col)]
     assert sum(shown) <= visible, (shown, visible)
-    assert tree.columnWidth(0) >= 90  # names shortened in the middle, never to nothing
+    assert tree.columnWidth(0) >= 100  # names shortened at their end, never to nothing
+    slow = profiler.tree_model.index(5, 0, profiler.tree_model.index(1, 0))
+    shown_name = tree.fontMetrics().elidedText(slow.data(), Qt.TextElideMode.ElideRight, tree.visualRect(slow).width())
+    assert shown_name.startswith("rank 5"), shown_name  # the id stays in sight
     model = profiler.tree_model
     root = next(model.index(r, 0) for r in range(model.rowCount()) if model.index(r, 0).data(ROLE_KIND) == "root")
     warn = model.index(1, WARNINGS_COLUMN, root)  # rank 1 of the demo has warnings

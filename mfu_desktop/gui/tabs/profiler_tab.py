@@ -99,7 +99,7 @@ COMPACT_BELOW_PX = 660
 
 
 #: The rank names' column never gets narrower than this when the tree fits its columns.
-TREE_NAME_MIN_PX = 90
+TREE_NAME_MIN_PX = 100
 
 
 def default_tree_width(total: int) -> int:
@@ -196,7 +196,8 @@ class ProfilerTab(QWidget):
         self.tree.setModel(self.tree_model)
         self.tree.setUniformRowHeights(True)
         self.tree.setIndentation(14)  # ranks sit two levels deep: the names keep the width
-        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long trace name never pushes MFU off-screen
+        # a long name never pushes MFU off-screen; shortened at its end, a rank keeps its id ("rank 5 (sl…")
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.tree.selectionModel().currentChanged.connect(self._tree_selected)
         self.tree.clicked.connect(self._tree_clicked)
         left_layout.addWidget(self.tree, 1)
@@ -648,9 +649,9 @@ class ProfilerTab(QWidget):
     def fit_tree_columns(self) -> None:
         """Columns to their contents; then the names and the warnings give way so MFU, Tier and ⚠ N stay in sight.
 
-        The warnings column keeps the width of "⚠ 999" (the cluster's "slow: …" and a failure's reason
+        The warnings column keeps the width of "⚠ 99" (the cluster's "slow: …" and a failure's reason
         are shortened, whole in their tooltips); the rank names take what is left of the tree (at least
-        ``TREE_NAME_MIN_PX``), shortened in the middle. When that is too narrow and every
+        ``TREE_NAME_MIN_PX``), shortened at their end. When that is too narrow and every
         rank ran on one chip (the Chip card names it), the chip column is hidden. The source column
         follows, reached by scrolling.
         """
@@ -658,7 +659,7 @@ class ProfilerTab(QWidget):
         for col in range(self.tree_model.columnCount()):
             self.tree.resizeColumnToContents(col)
         metrics = self.tree.fontMetrics()
-        warn_cap = max(metrics.horizontalAdvance("⚠ 999") + 14, self.tree.header().sectionSizeHint(WARNINGS_COLUMN))
+        warn_cap = max(metrics.horizontalAdvance("⚠ 99") + 12, self.tree.header().sectionSizeHint(WARNINGS_COLUMN))
         if self.tree.columnWidth(WARNINGS_COLUMN) > warn_cap:
             self.tree.setColumnWidth(WARNINGS_COLUMN, warn_cap)
         width = self.tree.viewport().width()
