@@ -2105,6 +2105,102 @@
         <translation>低</translation>
     </message>
     <message>
+        <source>operator</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>time per call</source>
+        <translation>单次耗时</translation>
+    </message>
+    <message>
+        <source>chips</source>
+        <translation>芯片数</translation>
+    </message>
+    <message>
+        <source>peak per chip</source>
+        <translation>单芯片峰值</translation>
+    </message>
+    <message>
+        <source>layout</source>
+        <translation>布局</translation>
+    </message>
+    <message>
+        <source>layers</source>
+        <translation>层数</translation>
+    </message>
+    <message>
+        <source>flops per token</source>
+        <translation>每 token FLOPs</translation>
+    </message>
+    <message>
+        <source>FLOPs per token</source>
+        <translation>每 token FLOPs</translation>
+    </message>
+    <message>
+        <source>batch</source>
+        <translation>批大小</translation>
+    </message>
+    <message>
+        <source>MFU without attention</source>
+        <translation>MFU（不含 attention）</translation>
+    </message>
+    <message>
+        <source>MFU with attention</source>
+        <translation>MFU（含 attention）</translation>
+    </message>
+    <message>
+        <source>target MFU</source>
+        <translation>目标 MFU</translation>
+    </message>
+    <message>
+        <source>shapes and dtypes</source>
+        <translation>shape 与数据类型</translation>
+    </message>
+    <message>
+        <source>rematerialisation FLOPs per token</source>
+        <translation>每 token 重计算 FLOPs</translation>
+    </message>
+    <message>
+        <source>params</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <source>override</source>
+        <translation>覆盖值</translation>
+    </message>
+    <message>
+        <source>observed throughput</source>
+        <translation>实测吞吐</translation>
+    </message>
+    <message>
+        <source>mask convention</source>
+        <translation>掩码约定</translation>
+    </message>
+    <message>
+        <source>heads</source>
+        <translation>头数</translation>
+    </message>
+    <message>
+        <source>heads (N_q)</source>
+        <translation>头数 (N_q)</translation>
+    </message>
+    <message>
+        <source>output dtypes</source>
+        <translation>输出数据类型</translation>
+    </message>
+    <message>
+        <source>input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>bandwidth</source>
+        <translation>带宽</translation>
+    </message>
+    <message>
         <source>no bytes: no shapes recorded</source>
         <translation>无字节数：未记录 shape</translation>
     </message>

@@ -62,3 +62,28 @@ def test_a_derivation_copy_keeps_the_engines_english(qapp):
     view = translated(d)
     assert view is not d and view.inputs[0][1] == "10 µs"  # values are never translated
     assert d.markdown().startswith("### MatMulV2 kernel mm_0\n\n**Inputs**\n\n- duration: `10 µs`")
+
+
+def test_every_calculator_derivation_names_its_inputs_and_results_in_chinese(make_window):
+    """The GEMM derivation read "operator:" and "time per call:" in the Chinese window; the model mode "chips:"."""
+    import re
+
+    from mfu_desktop.gui.core_text import translated
+
+    window = make_window("--lang", "zh_CN", "--tab", "calculator")
+    calc = window.calculator
+    english = {}
+    for i in range(calc.kind.count()):
+        calc.kind.setCurrentIndex(i)
+        calc.recompute()
+        assert calc.last_derivation is not None, calc.kind.currentData()
+        d = translated(calc.last_derivation)
+        names = [name for name, _ in (*d.inputs, *d.results)]
+        left = [name for name in names if re.fullmatch(r"[a-z][a-z ()/]+", name)]  # English words (not M, K, head_dim)
+        if left:
+            english[calc.kind.currentData()] = left
+    assert not english, english
+    calc.kind.setCurrentIndex(0)
+    calc.recompute()
+    text = calc.derivation.toPlainText()
+    assert "算子" in text and "单次耗时" in text and "operator:" not in text
