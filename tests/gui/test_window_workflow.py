@@ -43,6 +43,8 @@ def test_first_start_is_a_start_page_and_predict_waits_for_a_profile(make_window
     profiler = window.profiler
     assert window.tabs.currentWidget() is profiler and profiler.pages.currentWidget() is profiler.start_page
     assert not window.prediction.run_button.isEnabled() and not window.prediction.empty_hint.isHidden()
+    for chart in (window.prediction.rel_chart, window.prediction.step_chart):  # a sentence, not blank axes
+        assert chart.page.showing_message and "load a profile, then Predict" in chart.page.message.text()
     assert window.compare.pages.currentIndex() == 0 and "BASE profile" in window.compare.empty_text.text()
     assert not window.compare.empty_folder.isEnabled()
     qtbot.mouseClick(profiler.start_page.demo_button, Qt.MouseButton.LeftButton)

@@ -74,6 +74,7 @@ class RelativePerformanceChart(QWidget):
         self.partial_devices: list[str] = []
         self.rows: list[dict] = []
         self.picker = BarPicker(self.plot, False, self.tip)
+        self.set_data(None)  # its sentence until there is a prediction, not blank axes
 
     def set_data(self, rows: pd.DataFrame | None) -> None:
         """``rows`` has device, relative_performance, step_relative_performance, partial, partial_reason."""
@@ -137,6 +138,7 @@ class PredictedStepChart(QWidget):
         self.bars = StackedBars(self.plot, self.page.legend, self.segment_names, list(STEP_SEGMENT_COLORS))
         self.devices: list[str] = []
         self.picker = BarPicker(self.plot, False, self.tip)
+        self.set_data(None)  # its sentence until there is a prediction, not blank axes
 
     def set_data(self, rows: pd.DataFrame | None) -> None:
         """``rows`` has device, computing_us, transfer_us, wait_us, free_us, partial (first row = measured)."""
