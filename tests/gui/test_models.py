@@ -224,3 +224,32 @@ def test_aggregate_tables_count_kernels_and_show_op_calls_where_they_differ(qapp
     gpu = pd.DataFrame({"type": ["aten::mm"], "count": [8.0], "calls": [4.0]})  # GEMM + memset per call
     headers = {s.key: s.header for s in aggregate_columns(gpu)}
     assert headers["count"] == "Kernels/step" and headers["calls"] == "Calls/step"
+
+
+def test_long_tooltips_are_folded_to_fit_a_laptop_screen():
+    """A rank's warning (one 300-character line) ran past the right edge of a 1280 px screen."""
+    from mfu_desktop.gui.tooltips import TIP_WIDTH, wrap_tip
+
+    sentence = "4 kernels move their minimum bytes faster than the chip's HBM bandwidth (up to 214 %): " * 4
+    folded = wrap_tip(sentence.strip() + "\n\nClick: every warning")
+    lines = folded.split("\n")
+    assert max(len(line) for line in lines) <= TIP_WIDTH and len(lines) >= 5
+    assert " ".join(line for line in lines if line).replace("  ", " ") == (sentence.strip() + " Click: every warning")
+    chinese = "有 4 个算子搬运最少字节的速度超过芯片的 HBM 带宽" * 5  # no spaces to fold at: cut by count
+    assert max(len(line) for line in wrap_tip(chinese).split("\n")) <= TIP_WIDTH // 2
+    assert wrap_tip("short\nlines") == "short\nlines"
+
+
+def test_the_rank_trees_warning_tooltips_are_folded(qtbot):
+    from mfu_desktop.core.analysis.options import AnalysisOptions
+    from mfu_desktop.core.paths import demo_profile_dir
+    from mfu_desktop.core.pipeline.analyze import analyze_paths
+    from mfu_desktop.gui.models.rank_tree import WARNINGS_COLUMN, RankTreeModel
+    from mfu_desktop.gui.tooltips import TIP_WIDTH
+
+    model = RankTreeModel()
+    model.set_analysis(analyze_paths([demo_profile_dir()], AnalysisOptions()))
+    root = model.index(1, 0)
+    tips = [model.index(r, WARNINGS_COLUMN, root).data(Qt.ItemDataRole.ToolTipRole)
+            for r in range(model.rowCount(root))]
+    assert all(tips) and max(len(line) for tip in tips for line in tip.split("\n")) <= TIP_WIDTH

@@ -10,6 +10,7 @@ from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.numbers import pct, pct_range
 from mfu_desktop.gui.core_text import rank_count
+from mfu_desktop.gui.tooltips import wrap_tip
 
 ROLE_KIND = Qt.ItemDataRole.UserRole + 1  # "root", "cluster", "rank", "failed"
 ROLE_INDEX = Qt.ItemDataRole.UserRole + 2  # position in FolderAnalysis.ranks / failures
@@ -92,8 +93,8 @@ class RankTreeModel(QStandardItemModel):
                 rgb = (40, 160, 80) if s.tier.tier == 1 else (200, 140, 30) if s.tier.tier == 2 else (200, 70, 60)
                 tier.setForeground(QBrush(QColor(*rgb)))
                 warn = QStandardItem(f"⚠ {len(r.warnings)}" if r.warnings else "")
-                warn.setToolTip("\n".join(r.warnings[:20]) + ("\n…" if len(r.warnings) > 20 else "")
-                                + "\n\n" + self.tr("Click: every warning of this rank (Assumptions)")
+                warn.setToolTip(wrap_tip("\n".join(r.warnings[:20]) + ("\n…" if len(r.warnings) > 20 else "")
+                                         + "\n\n" + self.tr("Click: every warning of this rank (Assumptions)"))
                                 if r.warnings else "")
                 source = QStandardItem(f"{name.format} · {name.level}" if name.level else name.format)
                 source.setToolTip(name.source)
@@ -108,10 +109,10 @@ class RankTreeModel(QStandardItemModel):
                 item = QStandardItem(self.tr("{0} — not loaded").format(f.folder.path.name))
                 item.setData("failed", ROLE_KIND)
                 item.setData(i, ROLE_INDEX)
-                item.setToolTip(f.reason)
+                item.setToolTip(wrap_tip(f.reason))
                 item.setForeground(QBrush(QColor(200, 70, 60)))
                 reason = QStandardItem(f.reason)
-                reason.setToolTip(f.reason)
+                reason.setToolTip(wrap_tip(f.reason))
                 row = [item, QStandardItem(""), QStandardItem(""), QStandardItem(""), reason, QStandardItem("")]
                 for cell in row:
                     cell.setEditable(False)
