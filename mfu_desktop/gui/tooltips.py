@@ -11,6 +11,8 @@ import textwrap
 
 #: Characters per tooltip line (Latin text; Chinese lines get half, their characters being twice as wide).
 TIP_WIDTH = 90
+#: Lines a tooltip shows at most (an 8,600-character C++ kernel name would fill the screen); then "…".
+TIP_MAX_LINES = 30
 
 
 def _mostly_wide(line: str) -> bool:
@@ -19,8 +21,11 @@ def _mostly_wide(line: str) -> bool:
     return wide * 2 > len(line)
 
 
-def wrap_tip(text: str, width: int = TIP_WIDTH) -> str:
-    """``text`` with every line longer than ``width`` characters folded (existing line breaks kept)."""
+def wrap_tip(text: str, width: int = TIP_WIDTH, max_lines: int = TIP_MAX_LINES) -> str:
+    """``text`` with every line longer than ``width`` characters folded (existing line breaks kept).
+
+    At most ``max_lines`` lines: a longer text ends with "…" (the whole of it is in the detail pane or the export).
+    """
     out = []
     for line in text.split("\n"):
         room = width // 2 if _mostly_wide(line) else width
@@ -28,4 +33,6 @@ def wrap_tip(text: str, width: int = TIP_WIDTH) -> str:
             out.append(line)
             continue
         out.extend(textwrap.wrap(line, width=room, break_on_hyphens=False, drop_whitespace=True) or [line])
+    if len(out) > max_lines:
+        out = [*out[:max_lines - 1], "…"]
     return "\n".join(out)

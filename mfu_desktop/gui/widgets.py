@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from mfu_desktop.core.formulas.shapes import ShapeError, parse_dims
+from mfu_desktop.gui.tooltips import wrap_tip
 
 _ERROR_STYLE = "QLineEdit { border: 1px solid #d9534f; background: rgba(217, 83, 79, 40); }"
 
@@ -158,7 +159,7 @@ class Card(QFrame):
         self._color = color
         self._small = small
         self.full_detail = detail
-        self.setToolTip(f"{self.caption.text()}: {value}" + (f"\n{detail}" if detail else ""))
+        self.setToolTip(wrap_tip(f"{self.caption.text()}: {value}" + (f"\n{detail}" if detail else "")))
         self.detail.setVisible(bool(detail) and not self.compact)
         self._fit()
 

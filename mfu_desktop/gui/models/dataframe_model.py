@@ -23,6 +23,7 @@ from mfu_desktop.core.analysis.grouping import lookup
 from mfu_desktop.core.analysis.roofline_figures import judged_by
 from mfu_desktop.core.numbers import calls, pct
 from mfu_desktop.gui.bands import CELL_ALPHA, band_qcolor
+from mfu_desktop.gui.tooltips import wrap_tip
 
 Formatter = Callable[[object], str]
 
@@ -323,11 +324,11 @@ class DataFrameModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.ToolTipRole and spec.cell_tooltip and spec.cell_tooltip in self._frame.columns:
             value = self._frame[spec.cell_tooltip].iloc[i]
-            return str(value) if isinstance(value, str) and value else None
+            return wrap_tip(value) if isinstance(value, str) and value else None
         if role == Qt.ItemDataRole.ToolTipRole and col.is_text:
             value = col.raw(i)
             shortened = isinstance(value, str) and value != col.text(i)
-            return value if isinstance(value, str) and (len(value) > 40 or shortened) else None
+            return wrap_tip(value) if isinstance(value, str) and (len(value) > 40 or shortened) else None
         if role == Qt.ItemDataRole.BackgroundRole and spec.color_mfu:
             if spec.judges and self._bound is not None and judged_by(self._bound.raw(i)) != spec.judges:
                 return None  # a figure that does not judge this row is not painted (a GEMM's 7.75 % BW)
