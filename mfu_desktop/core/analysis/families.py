@@ -58,8 +58,9 @@ DEFAULT_FAMILIES: tuple[Family, ...] = (
            "copies, format changes, transposes, concatenation"),
     Family("softmax/loss", r"Softmax|softmax|CrossEntropy|cross_entropy|nll_loss|log_softmax", "softmax, losses"),
     Family("element-wise", r"Add|Mul|Sub|Div|Cast|SwiGlu|Gelu|gelu|Silu|silu|Relu|relu|Exp|Sqrt|Rsqrt|Pow|Neg|"
-           r"Rotary|rotary|Dropout|dropout|GenBitMask|Where|Select|Fill|fill_|elementwise|vectorized|aten::(add|mul|sub|div)",
-           "element-wise arithmetic, activations, rotary embedding, dropout"),
+           r"Rotary|rotary|Dropout|dropout|GenBitMask|Where|Select|Fill|fill_|elementwise|vectorized|Tanh|tanh|Sigmoid|"
+           r"sigmoid|aten::(add|mul|sub|div|eq|ne|lt|gt|le|ge|abs|clamp)\b",
+           "element-wise arithmetic, comparisons, activations, rotary embedding, dropout"),
     Family("reduce/gather", r"Reduce|reduce|Sum|sum|Mean|mean|Max|Min|Gather|gather|Index|index|Scatter|scatter|"
            r"Embedding|embedding|NonZero|Sort|TopK|topk|MoeInitRouting|Routing", "reductions, gathers, routing"),
 )
