@@ -94,7 +94,8 @@ ALTERNATIVES = {
 _MLE = "stas00/ml-engineering@744d01e compute/accelerator/README.md (MAMF table, own best shape, mean of 100 runs)"
 #: Azure's published microbenchmarks: BabelStream Triad (HBM) and the best cuBLASLt/hipBLASLt GEMM of its shape list.
 _AZURE = "Azure/AI-benchmarking-guide"
-_AZURE_FORK = "samuel-bohman/AI-benchmarking-guide (a copy of Azure/AI-benchmarking-guide)"
+_AZURE_FORK = "samuel-bohman/AI-benchmarking-guide"
+_COPY = "(a copy of Azure/AI-benchmarking-guide)"
 _TRIAD = "HBM = BabelStream Triad"
 _FLAGPERF = "FlagOpen/FlagPerf@1b5a030 base/benchmarks/computation-* (M=N=K=8192, 8-card mean)"
 _LIMULIDAE = "gameofdimension/limulidae@27a8db0 README.md"
@@ -125,7 +126,7 @@ ACHIEVABLE: dict[str, dict[str, object]] = {
     "A800 SXM 80GB": {"mamf_bf16_tflops": 286, "mamf_fp32_tflops": 19, "achievable_hbm_gbs": 1768,
                       "achievable_source": f"{_LIMULIDAE}, A800; HBM: {_EXP}"},
     "H100 SXM": {"mamf_bf16_tflops": 794.5, "mamf_fp8_tflops": 1402.6, "achievable_hbm_gbs": 2970,
-                 "achievable_source": f"MAMF: {_MLE}; HBM: {_AZURE_FORK}@26d18e9 Azure_Results/ND_H100_v5_results.md "
+                 "achievable_source": f"MAMF: {_MLE}; HBM: {_AZURE_FORK}@26d18e9 {_COPY} Azure_Results/ND_H100_v5_results.md "
                                       f"(H100 80GB HBM3, CUDA 12.6; {_TRIAD} 2.97 TB/s)",
                  "achievable_date": _LATER},
     "H200": {"mamf_bf16_tflops": 794.5, "mamf_fp8_tflops": 1453.4, "achievable_hbm_gbs": 4150,
@@ -139,7 +140,7 @@ ACHIEVABLE: dict[str, dict[str, object]] = {
                                    "(cuBLASLt FP8, best of its shape list: 16384^3)",
               "achievable_date": _LATER},
     "MI300X": {"mamf_bf16_tflops": 668.4, "mamf_fp8_tflops": 1159.5, "achievable_hbm_gbs": 4090,
-               "achievable_source": f"BF16: {_MLE}; FP8 and HBM: {_AZURE_FORK}@3de0c29 "
+               "achievable_source": f"BF16: {_MLE}; FP8 and HBM: {_AZURE_FORK}@3de0c29 {_COPY} "
                                     f"Azure_Results/ND_MI300X_v5_results.md (ROCm 6.2; FP8 = hipBLASLt "
                                     f"6144x12288x12288; {_TRIAD} 4.09 TB/s)",
                "achievable_date": _LATER},
