@@ -91,16 +91,19 @@ def _datasets(acc: pd.DataFrame) -> list[str]:
 
 
 def _pairs(acc: pd.DataFrame, default: tuple[str, str]) -> list[str]:
-    rows = acc[acc["held_out"]].assign(pair=lambda f: f["source_chip"] + " → " + f["target_chip"])
     err = f"{combination(*default)}_error"
     seed_err = f"{combination(*SEED)}_error"
+    held = acc[acc["held_out"]]
+    rows = pd.DataFrame({"pair": (held["source_chip"] + " → " + held["target_chip"]).to_numpy(),
+                         "error_category": held["error_category"].astype(str).to_numpy(),
+                         err: held[err].to_numpy(), seed_err: held[seed_err].to_numpy()})
     lines = ["## Per chip pair (held-out, both directions)", "",
              f"Median |error| (bias) of the default ({default[0]}, {default[1]}) per category, and of the seed model "
              "over all the pair's rows.", "",
              "| source → target | pairs | GEMM | element-wise | other categories | all | seed, advertised: all |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for pair, part in rows.groupby("pair", sort=True):
-        cat = part["error_category"].astype(str)
+        cat = part["error_category"]
         parts = [part[cat.str.startswith("GEMM")], part[cat == "element-wise"],
                  part[~cat.str.startswith("GEMM") & (cat != "element-wise")], part]
         cells = []
