@@ -110,32 +110,48 @@ def profile_mix(inputs: dict[int, KernelInputs], steps: dict[int, int], source: 
     return np.mean([rank_mix(inp, source) / steps[rank] for rank, inp in inputs.items()], axis=0)
 
 
+#: One band: 10 %, 50 % and 90 % quantiles of the signed error, and how many pairs they rest on.
+Quantiles = tuple[float, float, float, int]
+
+
+def band_index(bands: pd.DataFrame) -> dict[tuple[str, str, str, str], Quantiles]:
+    """The band table by (model, basis, pair class, category)."""
+    if bands.empty:
+        return {}
+    return {(r.model, r.basis, r.pair_class, r.category): (float(r.p10), float(r.median), float(r.p90), int(r.pairs))
+            for r in bands.itertuples(index=False)}
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_index() -> dict[tuple[str, str, str, str], Quantiles]:
+    return band_index(shipped_bands())
+
+
 def error_band(mix: np.ndarray, model: str, basis: str, source: Chip, target: Chip,
                bands: pd.DataFrame | None = None) -> ErrorBand | None:
     """The band of ``target`` for a kernel mix, or ``None`` when the report measured nothing that applies."""
-    bands = shipped_bands() if bands is None else bands
+    index = _shipped_index() if bands is None else band_index(bands)
     total = float(np.sum(mix))
-    if bands.empty or total <= 0:
+    if not index or total <= 0:
         return None
     pair = "same vendor" if source.vendor.lower() == target.vendor.lower() else "cross vendor"
-    rows = bands[(bands["model"] == model) & (bands["basis"] == basis)]
     q = np.zeros(3)
     pairs = 0
     for share, category in zip(mix / total, ERROR_CATEGORIES):
         if share <= 0:
             continue
-        row = _band_row(rows, pair, category)
+        row = _band_row(index, model, basis, pair, category)
         if row is None:
             return None
-        q += share * row[["p10", "median", "p90"]].to_numpy(dtype=np.float64)
-        pairs += int(row["pairs"])
+        q += share * np.array(row[:3])
+        pairs += row[3]
     return ErrorBand(float(q[0]), float(q[1]), float(q[2]), pair, pairs)
 
 
-def _band_row(rows: pd.DataFrame, pair: str, category: str) -> pd.Series | None:
+def _band_row(index: dict, model: str, basis: str, pair: str, category: str) -> Quantiles | None:
     """The most specific band measured: this class and category, else this class overall, else any class."""
     for p, c in ((pair, category), (pair, "all"), ("any", category), ("any", "all")):
-        hit = rows[(rows["pair_class"] == p) & (rows["category"] == c)]
-        if not hit.empty:
-            return hit.iloc[0]
+        hit = index.get((model, basis, p, c))
+        if hit is not None:
+            return hit
     return None
