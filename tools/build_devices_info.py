@@ -126,8 +126,9 @@ ACHIEVABLE: dict[str, dict[str, object]] = {
     "A800 SXM 80GB": {"mamf_bf16_tflops": 286, "mamf_fp32_tflops": 19, "achievable_hbm_gbs": 1768,
                       "achievable_source": f"{_LIMULIDAE}, A800; HBM: {_EXP}"},
     "H100 SXM": {"mamf_bf16_tflops": 794.5, "mamf_fp8_tflops": 1402.6, "achievable_hbm_gbs": 2970,
-                 "achievable_source": f"MAMF: {_MLE}; HBM: {_AZURE_FORK}@26d18e9 {_COPY} Azure_Results/ND_H100_v5_results.md "
-                                      f"(H100 80GB HBM3, CUDA 12.6; {_TRIAD} 2.97 TB/s)",
+                 "achievable_source": f"MAMF: {_MLE}; HBM: {_AZURE_FORK}@26d18e9 {_COPY} "
+                                      f"Azure_Results/ND_H100_v5_results.md (H100 80GB HBM3, CUDA 12.6; {_TRIAD} "
+                                      "2.97 TB/s)",
                  "achievable_date": _LATER},
     "H200": {"mamf_bf16_tflops": 794.5, "mamf_fp8_tflops": 1453.4, "achievable_hbm_gbs": 4150,
              "achievable_source": f"MAMF: {_MLE} (BF16: H100 SXM and H200 the same); HBM: {_AZURE}@7f20e5f "
