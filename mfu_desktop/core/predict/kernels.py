@@ -373,13 +373,13 @@ def _fallback_sides(kernels: pd.DataFrame, rows: np.ndarray, fallback: np.ndarra
                     is_vec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Which kernels without pipe times scale with the bandwidth ratio, and which were decided by the roofline.
 
-    A vector kernel whose bytes (and FLOPs) are known has a roofline bound (mfu.md §6):
+    This is the seed model's rule (the roofline model replaces it for kernels with FLOPs or
+    bytes). A vector kernel whose bytes (and FLOPs) are known has a roofline bound (mfu.md §6):
     memory-bound → the bandwidth ratio, compute-bound → the vector peak ratio. Cube and mix
-    kernels keep their class (the cube peak ratio) whatever their bound: on the public H100 →
-    MI300X pair, scaling memory-bound GEMMs by bandwidth made the matmul error worse (MAPE
-    12.9 % vs 9.6 %, docs/accuracy.md) — small GEMMs run far below both roofs, at the matrix
-    engine's own efficiency. Without bytes, the class decides (vector → bandwidth), as the
-    seed's model did.
+    kernels keep their class (the cube peak ratio) whatever their bound, as issue 13 decided on
+    14 public rows; on the 21,708 pairs of docs/accuracy.md that costs the seed model its
+    memory-bound GEMMs (median |error| 50.8 % against the roofline model's 16.5 %). Without
+    bytes, the class decides (vector → bandwidth), as the seed's model did.
     """
     bound = kernels["bound"].cat.codes.to_numpy()[rows] if "bound" in kernels.columns else np.full(len(rows), -1)
     by_roofline = fallback & (bound >= 0) & is_vec
