@@ -216,7 +216,7 @@ def render(acc: pd.DataFrame, table: ModelTable, corpus: pd.DataFrame, best: tup
         "HBM bandwidth from the one with less.", "",
         "- **seed** model: the original script's ratios — for kernels without pipe counters (every row here) one "
         "ratio per class: cube → compute ratio, vector → bandwidth ratio (compute ratio when compute-bound).",
-        "- **roofline** model: measured × T̂ target / T̂ source, T̂ = (F/P)^p + (B/BW)^p)^(1/p) + floor, per kernel "
+        "- **roofline** model: measured × T̂ target / T̂ source, T̂ = ((F/P)^p + (B/BW)^p)^(1/p) + floor, per kernel "
         "from its FLOPs and bytes (docs/user-guide.md, *The prediction model*).",
         "- bases: **advertised** catalog peaks; **achievable** measured MAMF and HBM bandwidth where both chips "
         "have one; **fitted** advertised × each chip's efficiency fitted on the training rows.", "",
