@@ -378,7 +378,7 @@ def _fallback_sides(kernels: pd.DataFrame, rows: np.ndarray, fallback: np.ndarra
     memory-bound → the bandwidth ratio, compute-bound → the vector peak ratio. Cube and mix
     kernels keep their class (the cube peak ratio) whatever their bound, as issue 13 decided on
     14 public rows; on the 21,708 pairs of docs/accuracy.md that costs the seed model its
-    memory-bound GEMMs (median |error| 50.8 % against the roofline model's 16.5 %). Without
+    memory-bound GEMMs (median |error| 50.8 % against the roofline model's 16.4 %). Without
     bytes, the class decides (vector → bandwidth), as the seed's model did.
     """
     bound = kernels["bound"].cat.codes.to_numpy()[rows] if "bound" in kernels.columns else np.full(len(rows), -1)
