@@ -103,9 +103,6 @@ class JobRunner(QObject):
     def __init__(self, parent: QObject | None = None, pool: QThreadPool | None = None) -> None:
         super().__init__(parent)
         self.pool = pool or QThreadPool.globalInstance()
-        # keep the pool's threads instead of letting them expire after 30 s idle: every new thread that runs
-        # Python leaves a _DummyThread behind for the life of the process (CPython 3.11)
-        self.pool.setExpiryTimeout(-1)
         self._active: dict[str, Job] = {}
         self._running: dict[int, Job] = {}
 
