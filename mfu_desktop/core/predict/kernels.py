@@ -31,6 +31,7 @@ from mfu_desktop.core.analysis.classify import CLASSES as KERNEL_CLASSES
 from mfu_desktop.core.analysis.classify import COMPUTE_CLASSES, KernelClass, class_codes, excluded_label
 from mfu_desktop.core.analysis.grouping import codes_of, counts, group_ids, lookup, sums
 from mfu_desktop.core.chips.dtypes import ComputeDtype, compute_dtype, first_input_dtype
+from mfu_desktop.core.chips.vendor_terms import VendorTerms, vendor_terms
 from mfu_desktop.core.predict.error_categories import BASE_CATEGORIES, base_category
 from mfu_desktop.core.readers import columns as C
 
@@ -90,8 +91,16 @@ def kernel_inputs(kernels: pd.DataFrame) -> KernelInputs:
     groups = _group_table(frame, ids, first, compute, memory, fallback, by_memory, has_work)
     shapes = _shape_table(frame, ids, groups, flops, nbytes, has_work)
     flags = _input_flags(precision, fallback, by_memory, ~has_work)
-    fallback_flags = _fallback_flags(fallback, by_roofline, has_work)
+    fallback_flags = _fallback_flags(fallback, by_roofline, has_work, _terms_of(kernels))
     return KernelInputs(frame, groups, excluded, flags, shapes, fallback_flags)
+
+
+def _terms_of(kernels: pd.DataFrame) -> VendorTerms:
+    """The vocabulary of a rank's kernels: a GPU's when the reader labelled them with GPU cores."""
+    cats = kernels[C.CORE_TYPE].cat.categories if isinstance(kernels[C.CORE_TYPE].dtype, pd.CategoricalDtype) \
+        else pd.unique(kernels[C.CORE_TYPE].dropna())
+    gpu = len(cats) > 0 and all(str(c).startswith("GPU_") for c in cats)
+    return vendor_terms("GPU" if gpu else None)
 
 
 #: Prediction class code of a kernel that is not predicted (AI CPU, DSA, communication …).
@@ -387,24 +396,25 @@ def _fallback_sides(kernels: pd.DataFrame, rows: np.ndarray, fallback: np.ndarra
     return by_memory, by_roofline
 
 
-def _fallback_flags(fallback: np.ndarray, by_roofline: np.ndarray, has_work: np.ndarray) -> dict[str, str]:
-    """Per model, the caveat naming how kernels without pipe times were predicted (empty when there are none)."""
+def _fallback_flags(fallback: np.ndarray, by_roofline: np.ndarray, has_work: np.ndarray,
+                    terms: VendorTerms) -> dict[str, str]:
+    """Per model, the caveat naming how kernels without pipe times were predicted (why, in the vendor's words)."""
     n, roof, work = int(fallback.sum()), int(by_roofline.sum()), int(has_work.sum())
     if not n:
         return {}
-    text = (f"{n:,} compute kernels have no pipe times (Ascend Level0 or aic_metrics other than PipeUtilization; "
-            "GPU traces have none): ")
+    text = f"{n:,} compute kernels have no pipe times ({terms.no_pipe_times}): "
+    unit = "matrix" if terms.gpu else "cube/mix"
     seed = []
     if roof:
         seed.append(f"{roof:,} predicted by their roofline bound from bytes and FLOPs (memory-bound → bandwidth "
                     "ratio, compute-bound → peak ratio)")
     if n - roof:
-        seed.append(f"{n - roof:,} without bytes by their class (cube/mix → compute ratio, vector → memory ratio)")
+        seed.append(f"{n - roof:,} without bytes by their class ({unit} → compute ratio, vector → memory ratio)")
     roofline = []
     if work:
         roofline.append(f"{work:,} predicted by the roofline model from their FLOPs and bytes (measured × T̂ target / "
                         "T̂ source, with latency floors)")
     if n - work:
-        roofline.append(f"{n - work:,} without FLOPs or bytes by their class (cube/mix → compute ratio, vector → "
+        roofline.append(f"{n - work:,} without FLOPs or bytes by their class ({unit} → compute ratio, vector → "
                         "memory ratio)")
     return {"seed": text + "; ".join(seed), "roofline": text + "; ".join(roofline)}
