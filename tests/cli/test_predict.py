@@ -65,21 +65,21 @@ def test_json_contract(capsys, profile):
 def test_model_and_expected_error_in_json_and_console(capsys, profile):
     """Issue 23: the default model and basis are stated; each target carries the expected error of this kernel mix;
     on a profile with pipe counters the roofline model keeps the seed's split (the same numbers)."""
-    code, out, _ = run(capsys, "predict", profile, "--targets", "H100,MI300X", "--json")
+    code, out, _ = run(capsys, "predict", profile, "--targets", "H100 SXM,MI300X", "--json")
     data = json.loads(out)
     assert code == 0 and (data["model"], data["basis"]) == ("roofline", "fitted")
     for t in data["targets"]:
         band = t["error_band"]
         assert band["p10"] <= band["median"] <= band["p90"] and band["pairs"] > 0
         assert band["pair_class"] == "cross vendor"  # the demo ran on a 910B-class chip
-    code, out, _ = run(capsys, "predict", profile, "--targets", "H100,MI300X", "--model", "seed", "--basis",
+    code, out, _ = run(capsys, "predict", profile, "--targets", "H100 SXM,MI300X", "--model", "seed", "--basis",
                        "advertised", "--json")
     seed = json.loads(out)
     assert (seed["model"], seed["basis"]) == ("seed", "advertised")
-    advertised = run(capsys, "predict", profile, "--targets", "H100,MI300X", "--basis", "advertised", "--json")[1]
+    advertised = run(capsys, "predict", profile, "--targets", "H100 SXM,MI300X", "--basis", "advertised", "--json")[1]
     for a, b in zip(seed["targets"], json.loads(advertised)["targets"]):
         assert a["predicted_compute_us"] == pytest.approx(b["predicted_compute_us"])
-    code, out, _ = run(capsys, "predict", profile, "--targets", "H100")
+    code, out, _ = run(capsys, "predict", profile, "--targets", "H100 SXM")
     assert "model: roofline model, fitted basis" in out and "expected error: " in out
 
 
