@@ -150,7 +150,7 @@ class ChartPage:
         self.message.setWordWrap(True)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setStyleSheet("color: palette(placeholder-text); font-size: 10pt; padding: 24px;")
-        self.message.setMinimumHeight(plot.minimumHeight())
+        # no minimum of its own: the stack already keeps the plot's, and a tab that lowers it gets the room back
         self.stack.addWidget(plot)
         self.stack.addWidget(self.message)
 
