@@ -14,7 +14,9 @@ pytestmark = pytest.mark.gui
 
 def test_patterns_keep_the_numbers_and_leave_unknown_text_alone(qapp):
     from mfu_desktop.gui.core_text import formula_line, tl
+    from mfu_desktop.gui.i18n import install_translator
 
+    install_translator(qapp, "en")  # whatever language an earlier test's window left installed
     # in English the engine's command-line advice becomes the window's own control
     assert tl("cpu coefficient of NVIDIA H20 assumed 0.5 (--assume-cpu)") == \
         "cpu coefficient of NVIDIA H20 assumed 0.5 (“Assumed cpu coefficient” on the left)"
