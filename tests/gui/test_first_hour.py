@@ -133,6 +133,7 @@ def test_the_rank_tree_keeps_mfu_tier_and_warnings_in_sight(make_window, qtbot, 
     """The tree is a quarter of a laptop screen: the names give way, not MFU, Tier or "⚠ N" (its click opens them)."""
     from PySide6.QtTest import QTest
 
+    from mfu_desktop.gui.core_text import tl
     from mfu_desktop.gui.models.rank_tree import ROLE_KIND, WARNINGS_COLUMN
 
     window = make_window("--lang", "zh_CN", "--demo", "--tab", "profiler", "--size", size)
@@ -157,4 +158,6 @@ def test_the_rank_tree_keeps_mfu_tier_and_warnings_in_sight(make_window, qtbot, 
     wait_idle(qtbot, window)
     assert profiler.current is not None and profiler.current.rank == 1
     assert profiler.tabs.currentWidget() is profiler.assumptions_page
+    first_line = profiler.warnings.toPlainText().split("\n")[0]
+    assert profiler.current.warnings and first_line == tl(profiler.current.warnings[0])  # the warnings come first
     assert model.horizontalHeaderItem(WARNINGS_COLUMN).toolTip() == "警告"

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QTextCursor
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -676,6 +676,8 @@ class ProfilerTab(QWidget):
         """A click on a rank's "⚠ N": its warnings, every one, on the Assumptions page."""
         if index.column() == WARNINGS_COLUMN and index.siblingAtColumn(0).data(ROLE_KIND) == "rank" and index.data():
             self.tabs.setCurrentWidget(self.assumptions_page)
+            self.assumptions_page.ensureWidgetVisible(self.warnings)  # the box of warnings in sight, from its top
+            self.warnings.moveCursor(QTextCursor.MoveOperation.Start)
 
     def _later(self, fn) -> None:
         """One step of the staged display (see :mod:`mfu_desktop.gui.staging`)."""
@@ -1050,11 +1052,11 @@ class ProfilerTab(QWidget):
                 self.tr("{0}: {1} — {2}").format(names[i], s.chip or self.tr("not confirmed"), tl(s.peak_source))
             )
         self.rank_chips.setText("\n".join(lines[:64]))
-        text = []
+        # the warnings first (a click on "⚠ N" lands here), then how the rank was captured and the conventions
+        text = [*(tl(w) for w in r.warnings)] if r is not None else []
+        text += [*self.result.warnings, ""]
         if r is not None:
-            text += [self.tr("Capture: {0}").format(r.folder.config.describe()), *(tl(n) for n in r.notes), "",
-                     *(tl(w) for w in r.warnings)]
-        text += ["", *self.result.warnings]
+            text += [self.tr("Capture: {0}").format(r.folder.config.describe()), *(tl(n) for n in r.notes)]
         self.warnings.setPlainText("\n".join(text).strip())
 
     def _update_hot(self) -> None:
