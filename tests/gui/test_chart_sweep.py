@@ -80,12 +80,10 @@ def visible_plots(window) -> list[pg.GraphicsView]:
     return [plot for plot in window.findChildren(pg.GraphicsView) if plot.isVisible() and plot.width() > 20]
 
 
-def test_every_plot_takes_hovers_and_clicks_anywhere(make_window, qtbot):
-    window = make_window("--demo", "--lang", "en", "--tab", "profiler", "--rank", "5", "--size", "1280x800",
-                         "--compare", str(demo_profile_dir()))
-    wait_idle(qtbot, window, timeout=180000)
+def sweep(window, qtbot, shown_pages) -> list[str]:
+    """Hover and click every visible plot of each page; the charts swept, as "page: ChartClass"."""
     swept = []
-    for name, show in pages(window):
+    for name, show in shown_pages:
         show()
         wait_idle(qtbot, window)
         for index in range(len(visible_plots(window))):
@@ -104,8 +102,21 @@ def test_every_plot_takes_hovers_and_clicks_anywhere(make_window, qtbot):
                     break
                 QTest.mouseClick(plot.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
             wait_idle(qtbot, window)
+    return swept
+
+
+def test_every_plot_takes_hovers_and_clicks_anywhere(make_window, qtbot):
+    window = make_window("--demo", "--lang", "en", "--tab", "profiler", "--rank", "5", "--size", "1280x800",
+                         "--compare", str(demo_profile_dir()))
+    wait_idle(qtbot, window, timeout=180000)
+    swept = sweep(window, qtbot, pages(window))
+    profiler = window.profiler  # then the cluster's views (the memory of every rank, the cluster's hot operators)
+    profiler.tree.setCurrentIndex(profiler.tree_model.index(0, 0))
+    wait_idle(qtbot, window)
+    assert profiler.current is None
+    swept += sweep(window, qtbot, [(n, show) for n, show in pages(window) if n.startswith("Profiler/")])
     names = " ".join(swept)
     for chart in ("HotOpsChart", "MfuScatter", "StepBreakdownChart", "RooflineChart", "TimelineChart",
                   "MemoryCurveChart", "RankHeatMap", "WaterfallChart", "GroupScatter", "PairedBarsChart",
-                  "RelativePerformanceChart", "PredictedStepChart"):
+                  "RelativePerformanceChart", "PredictedStepChart", "RankPeaksChart"):
         assert chart in names, (chart, swept)
