@@ -311,3 +311,22 @@ def test_narrow_category_axes_leave_names_out_rather_than_cut_them_to_nothing(qt
     chart.grab()
     drawn = [text for _, _, text in chart.plot.getAxis("bottom").drawn]
     assert drawn[0].split("\n")[0] == "910B2", drawn
+
+
+def test_the_paired_bars_name_every_group(qtbot):
+    """Under the cards at 1280×800 the chart was ~180 px for 12 groups: every other name was left out.
+
+    It now asks for a line per group (its page scrolls), so all twelve names are drawn.
+    """
+    from mfu_desktop.gui.charts.compare_charts import PairedBarsChart
+
+    rows = pd.DataFrame({"type": [f"Op{i}" for i in range(12)], "input_shapes": ["4096,4096"] * 12,
+                         "base_time_us": np.linspace(100.0, 1200.0, 12), "new_time_us": np.linspace(90.0, 1300.0, 12),
+                         "why": [""] * 12})
+    chart = shown(qtbot, PairedBarsChart(), size=(700, 200))
+    chart.set_data(rows)
+    qtbot.wait(30)
+    chart.grab()
+    drawn = [text.split(" [")[0] for _, _, text in chart.plot.getAxis("left").drawn]
+    assert drawn == [f"Op{i}" for i in range(12)], drawn
+    assert chart.plot.height() >= chart.plot.minimumHeight() > 200

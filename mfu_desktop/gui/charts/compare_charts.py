@@ -8,10 +8,11 @@ import numpy as np
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QWidget
 
 from mfu_desktop.core.analysis.kernel_names import short_name
-from mfu_desktop.gui.charts.axes import decade_ticks
+from mfu_desktop.gui.charts.axes import LABEL_GAP, decade_ticks
 from mfu_desktop.gui.charts.common import BarPicker, ChartPage, make_plot, set_category_ticks
 from mfu_desktop.gui.charts.legend import Swatch
 
@@ -21,6 +22,8 @@ LOSS_RGB = (210, 80, 60)
 TOTAL_RGB = (120, 120, 130)
 BASE_RGB = (90, 130, 200)
 NEW_RGB = (230, 140, 50)
+#: Height of the paired chart's bottom axis and its title, beside the line per group.
+PAIRED_AXIS_PX = 70
 
 
 class WaterfallChart(QWidget):
@@ -93,9 +96,14 @@ class PairedBarsChart(QWidget):
                                       ("new", Swatch(NEW_RGB), self.tr("NEW"))])
         self.rows: list[dict] = []
         self.picker = BarPicker(self.plot, True, self.tip)
+        self._min_height = self.plot.minimumHeight()
 
     def set_data(self, rows: pd.DataFrame | None, top: int = 12) -> None:
-        """``rows``: the comparison table (sorted by |Δ|)."""
+        """``rows``: the comparison table (sorted by |Δ|).
+
+        The plot asks for a line of height per group (its page scrolls): squeezed under the cards at
+        1280×800, every other group's name was left out.
+        """
         if rows is None or rows.empty:
             self.page.show_message(self.tr("No operator groups to compare."))
             return
@@ -113,6 +121,8 @@ class PairedBarsChart(QWidget):
         self.picker.set_bars(np.maximum(rows["base_time_us"].to_numpy(float), rows["new_time_us"].to_numpy(float))
                              * 1e-6, 0.45)
         set_category_ticks(self.plot.getAxis("left"), labels)
+        line = QFontMetrics(self.plot.getAxis("left").style["tickFont"] or self.font()).height() + LABEL_GAP + 2
+        self.plot.setMinimumHeight(max(self._min_height, int(line * len(rows)) + PAIRED_AXIS_PX))
         self.plot.setYRange(-0.6, len(rows) - 0.4, padding=0.02)
         most = float(max(rows["base_time_us"].max(), rows["new_time_us"].max(), 1e-3)) * 1e-6
         self.plot.setXRange(0, most, padding=0.05)
