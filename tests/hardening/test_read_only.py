@@ -108,7 +108,7 @@ def test_window_never_writes_into_profiles(profiles, tmp_path, make_window, qtbo
 def test_sqlite_is_opened_read_only(tmp_path):
     if not SAMPLES.is_dir():
         pytest.skip(SHARED_MISSING)
-    from mfu_desktop.core.readers.ascend.kernels_db import connect_readonly
+    from mfu_desktop.core.readers.database import open_database as connect_readonly
 
     db = next((SAMPLES / FOLDERS[1] / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT").glob("ascend_pytorch_*.db"))
     copy = tmp_path / db.name

@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mfu_desktop.core.readers.database import open_database
+
 STEP_COLUMNS = ("computing", "comm_not_overlapped", "overlapped", "communication", "free", "stage", "bubble",
                 "comm_not_overlapped_excl_receive", "preparing")
 
@@ -103,7 +105,7 @@ def read_step_trace_csv(path: Path) -> StepTrace:
 def read_step_trace_db(path: Path) -> StepTrace:
     """Read ``analysis.db`` → ``StepTraceTime`` (µs in the samples although the docs say ms)."""
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)
+        conn = open_database(path)
         try:
             raw = pd.read_sql_query("SELECT * FROM StepTraceTime", conn)
         finally:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mfu_desktop.core.readers.ascend.info import load_json
+from mfu_desktop.core.readers.database import open_database
 from mfu_desktop.core.readers.records import CommMatrix, CommOp
 
 _AGG_KEY = re.compile(r"^[a-z0-9_]+-(top\d+|middle|bottom\d+|total)@", re.IGNORECASE)
@@ -91,7 +92,7 @@ def read_comm_matrix(path: Path) -> CommMatrix:
 def read_comm_matrix_db(path: Path) -> CommMatrix:
     """The same from ``analysis.db`` → ``CommAnalyzerMatrix`` (db export)."""
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)
+        conn = open_database(path)
         try:
             rows = conn.execute(
                 "SELECT hccl_op_name, group_name, src_rank, dst_rank, transport_type, transit_size, transit_time, "

@@ -3,8 +3,9 @@
 Kernels are ``TASK ⋈ COMPUTE_TASK_INFO`` on ``globalTaskId`` with text through ``STRING_IDS``;
 times are ns and converted once to µs; PMU values come from ``TASK_PMU_INFO``; communication
 operators from ``COMMUNICATION_OP``; the chip family from ``NPU_INFO`` and the clock from
-``AICORE_FREQ``; steps from ``STEP_TIME``. The database is opened read-only; a locked or
-corrupt file is an error for that rank.
+``AICORE_FREQ``; steps from ``STEP_TIME``. The database is opened so that SQLite writes nothing
+(:func:`~mfu_desktop.core.readers.database.open_database`: immutable, or a private copy while a
+writer is active, which the rank's problems then say); a corrupt file is an error for that rank.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pandas as pd
 
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.ascend.kernels_csv import KernelFileError, KernelTable
+from mfu_desktop.core.readers.database import open_database
 from mfu_desktop.core.readers.records import DbExtras
 
 #: DB PMU names (ns for *_time) → canonical columns (µs).
@@ -57,11 +59,6 @@ _TEXT_COLUMNS = {
 }
 
 
-
-
-def connect_readonly(path: Path, timeout_s: float = 2.0) -> sqlite3.Connection:
-    """Open a database read-only (``mode=ro`` URI); never creates or modifies the file."""
-    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=timeout_s)
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
@@ -139,13 +136,17 @@ def read_kernel_db(path: Path) -> tuple[KernelTable, DbExtras]:
     """
     problems: list[str] = []
     try:
-        conn = connect_readonly(path)
+        conn = open_database(path)
     except sqlite3.Error as exc:
-        raise KernelFileError(f"{path.name} cannot be opened read-only ({exc})") from None
+        text = str(exc)
+        raise KernelFileError(text if text.startswith(path.name) else f"{path.name} cannot be opened ({text})") \
+            from None
+    if conn.snapshot_note:
+        problems.append(conn.snapshot_note)
     try:
         db = _read_rows(conn, path)
     except sqlite3.OperationalError as exc:
-        raise KernelFileError(f"{path.name} cannot be read ({exc}); is it locked by another program?") from None
+        raise KernelFileError(f"{path.name} cannot be read ({exc})") from None
     except sqlite3.DatabaseError as exc:
         raise KernelFileError(f"{path.name} is corrupt ({exc})") from None
     finally:
