@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from mfu_desktop.core.progress import Cancelled, Progress, check
 from mfu_desktop.core.readers.base import RankData, RankFolder, adopt
+from mfu_desktop.core.readers.files import describe_error
 from mfu_desktop.core.readers.load import read_rank
 from mfu_desktop.core.store.cache import cache_key, clear, entry, read_pickle, touch, write_atomic, write_pickle
 from mfu_desktop.core.store.frames import read_frame, write_frame
@@ -91,8 +92,8 @@ def load_ranks(folders: list[RankFolder], use_cache: bool = True, progress: Prog
                 except Cancelled:
                     raise
                 except Exception as exc:  # a reader bug must not stop the other ranks
-                    results[i] = RankData(folder=folders[i], error=f"unexpected error while reading: "
-                                          f"{type(exc).__name__}: {exc}")
+                    results[i] = RankData(folder=folders[i], error=f"{folders[i].path.name} could not be read "
+                                          f"({describe_error(exc)})")
                 done += 1
                 if progress is not None:
                     progress.set_progress(done / len(folders) * 0.8, f"read {done}/{len(folders)} ranks")
