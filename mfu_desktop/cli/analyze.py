@@ -7,7 +7,6 @@ cached re-open imports no numpy/pandas. The analysis itself is imported only whe
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +25,7 @@ from mfu_desktop.core.analysis.roofline_figures import judged_figure, roofline_t
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
 from mfu_desktop.core.cluster import documents as summary
-from mfu_desktop.core.numbers import calls, pct, sig
+from mfu_desktop.core.numbers import calls, json_text, pct, sig
 from mfu_desktop.core.report.json_contract import stamped
 
 if TYPE_CHECKING:
@@ -249,7 +248,7 @@ def _analyze_profiles(paths: list[Path], options: AnalysisOptions, catalog: Chip
     folder = result.document()
     if not result.ranks:
         if args.json:
-            print(json.dumps(stamped(summary.analysis_json(folder)), ensure_ascii=False))
+            print(json_text(stamped(summary.analysis_json(folder)), ensure_ascii=False))
         return nothing_analysed("analyze", result.warnings)
     if args.export and (code := _export(result, args)) is not None:
         return code
@@ -274,7 +273,7 @@ def _export(result: FolderAnalysis, args: argparse.Namespace) -> int | None:
 def _show(folder: dict[str, Any], args: argparse.Namespace) -> int:
     """Print a folder document as JSON or text."""
     if args.json:
-        print(json.dumps(stamped(summary.analysis_json(folder)), ensure_ascii=False))
+        print(json_text(stamped(summary.analysis_json(folder)), ensure_ascii=False))
     else:
         _print_analysis(folder, args.top, args.ranks)
     return EXIT_OK

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import NoReturn
 from mfu_desktop.core.chips.catalog import CatalogError, ChipCatalog, Peak, UnknownChipError
 from mfu_desktop.core.chips.dtypes import ComputeDtype
 from mfu_desktop.core.formulas.shapes import ShapeError, parse_dims
+from mfu_desktop.core.numbers import json_text
 from mfu_desktop.core.report.json_contract import stamped
 
 EXIT_OK = 0
@@ -142,7 +142,7 @@ def resolve_peak(args: argparse.Namespace, required: bool = True) -> Peak | None
 def emit(args: argparse.Namespace, payload: dict[str, object], text: str) -> None:
     """Print ``payload`` as one JSON object with ``--json``, else ``text``."""
     if args.json:
-        print(json.dumps(stamped(payload), ensure_ascii=False, indent=None, default=json_default))
+        print(json_text(stamped(payload), ensure_ascii=False, default=json_default))
     else:
         print(text)
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from mfu_desktop.cli.common import EXIT_NOTHING, EXIT_OK, EXIT_USAGE
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
+from mfu_desktop.core.numbers import json_text
 
 
 def add_command(sub: argparse._SubParsersAction) -> None:
@@ -88,7 +88,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if not args.json:
             print(f"exported {len(written)} files to {args.export}")
     if args.json:
-        print(json.dumps(stamped(comparison_json(comparison)), ensure_ascii=False))
+        print(json_text(stamped(comparison_json(comparison)), ensure_ascii=False))
     else:
         from mfu_desktop.core.compare.report import console_text
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import date
 from pathlib import Path
@@ -15,7 +14,7 @@ from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog, UnknownChipError
 from mfu_desktop.core.cluster.folder import FolderAnalysis
-from mfu_desktop.core.numbers import pct
+from mfu_desktop.core.numbers import json_text, pct
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.predict.basis import Basis
 from mfu_desktop.core.predict.calibrate import calibrate
@@ -119,7 +118,7 @@ def _run_calibration(args: argparse.Namespace, result: FolderAnalysis, source: C
         except ExportError as exc:
             raise _Usage(f"argument --save-calibration: {exc}") from None
     if args.json:
-        print(json.dumps(stamped({**cal.to_json(), "saved_to": str(saved) if saved else None}), ensure_ascii=False))
+        print(json_text(stamped({**cal.to_json(), "saved_to": str(saved) if saved else None}), ensure_ascii=False))
         return EXIT_OK
     print(f"calibration: {cal.source} → {cal.target} ({cal.basis} basis)")
     print(f"{'type':<34} {'predicted µs':>14} {'measured µs':>14} {'error':>9}")
@@ -194,7 +193,7 @@ def _run_prediction(args: argparse.Namespace, catalog: ChipCatalog) -> int:
     if args.out:
         _write_prediction(prediction, args)
     if args.json:
-        print(json.dumps(prediction_json(prediction), ensure_ascii=False))
+        print(json_text(prediction_json(prediction), ensure_ascii=False))
     else:
         _print_prediction(prediction, why, args.lang)
     return EXIT_OK

@@ -7,7 +7,6 @@ these helpers: a crash leaves the old file or the new one, never half of one.
 from __future__ import annotations
 
 import io
-import json
 import os
 import tempfile
 from collections import deque
@@ -18,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mfu_desktop.core.numbers import json_text
 from mfu_desktop.core.paths import file_mode
 
 #: Characters that make a spreadsheet cell a formula (OWASP CSV injection).
@@ -202,7 +202,7 @@ def write_xlsx(sheets: dict[str, pd.DataFrame], path: Path) -> tuple[Path, list[
 
 def write_json(data: object, path: Path) -> Path:
     """Pretty JSON."""
-    return atomic_write(path, lambda p: p.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str),
+    return atomic_write(path, lambda p: p.write_text(json_text(data, indent=2, ensure_ascii=False, default=str),
                                                      encoding="utf-8"))
 
 

@@ -25,6 +25,7 @@ from mfu_desktop.core.readers.files import (
     safe_is_dir,
     within,
 )
+from mfu_desktop.core.readers.records import MAX_RANK_ID, valid_rank_id
 from mfu_desktop.core.readers.registry import ENRICHERS, READERS, looked_for, reader_named
 
 #: How deep below a dropped folder rank folders are looked for (cluster/job/node/rank …).
@@ -115,6 +116,10 @@ def _complete(rank: RankFolder, result: Discovery) -> None:
     """The rank's id and its enrichers' side files, then only the files it may read (regular, inside its root)."""
     if rank.unreadable is None:
         _asked(result, rank.path, lambda: reader_named(rank.reader).resolve_rank(rank))
+        if rank.rank is not None and valid_rank_id(rank.rank) is None:  # one gate for every reader's evidence
+            rank.problems.append(f"rank id {str(rank.rank)[:24]} ({rank.rank_origin}) is not a rank id (beyond "
+                                 f"{MAX_RANK_ID:,}): the rank is shown without one")
+            rank.rank, rank.rank_origin = None, "unknown"
         for enricher in ENRICHERS:  # side files an enricher reads (memory): inputs of the rank
             find = getattr(enricher, "find_files", None)
             if find is not None:

@@ -1,9 +1,10 @@
-"""Read one rank with its registered reader, then every enricher that applies (no cache here)."""
+"""Read one rank with its registered reader, leave out impossible kernels, then run every enricher that applies."""
 
 from __future__ import annotations
 
 from mfu_desktop.core.readers.base import RankData, RankFolder
 from mfu_desktop.core.readers.files import fingerprint
+from mfu_desktop.core.readers.kernel_checks import screen_kernels
 from mfu_desktop.core.readers.registry import ENRICHERS, reader_named
 
 
@@ -24,6 +25,10 @@ def read_rank(folder: RankFolder) -> RankData:
         data.error = folder.unreadable
         return data
     reader.read(folder, data)
+    if data.kernels is not None:
+        data.kernels, left_out = screen_kernels(data.kernels)
+        if left_out:
+            data.problems.append(left_out)
     for enricher in ENRICHERS:
         if data.error is None and enricher.applies(folder, data):
             enricher.enrich(folder, data)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mfu_desktop import __version__
+from mfu_desktop.core.numbers import json_text
 from mfu_desktop.core.paths import file_mode, user_cache_dir
 from mfu_desktop.core.readers.files import fingerprint
 
@@ -128,7 +129,7 @@ def read_document(key: str, kind: str = "analysis") -> dict | None:
 
 def write_document(key: str, doc: dict, kind: str = "analysis") -> bool:
     """Store a JSON document (stamped with :data:`CACHE_VERSION`)."""
-    payload = json.dumps({**doc, "cache_version": CACHE_VERSION}, ensure_ascii=False, allow_nan=False)
+    payload = json_text({**doc, "cache_version": CACHE_VERSION}, ensure_ascii=False)
     return write_atomic(entry(key, kind, ".json"), lambda p: p.write_text(payload, encoding="utf-8"))
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 from mfu_desktop import __version__
 from mfu_desktop.core.cluster.documents import DOCUMENT_VERSION, folder_document
+from mfu_desktop.core.numbers import json_text
 from mfu_desktop.core.paths import file_mode
 from mfu_desktop.core.store.cache import write_atomic
 
@@ -164,7 +165,7 @@ def write_document(root: Path, key: str, doc: dict[str, Any]) -> None:
     path = Path(root) / DOCUMENTS / f"{key}.json"
     if path.exists():
         return
-    text = json.dumps(doc, ensure_ascii=False, allow_nan=False)
+    text = json_text(doc, ensure_ascii=False)
     if not write_atomic(path, lambda p: p.write_text(text, encoding="utf-8"), shared=True):
         raise OSError(f"cannot write {path}")
 
@@ -207,7 +208,7 @@ def write_summary(root: Path, entries: list[RankEntry], roots: list[str], option
         "ranks": [e.manifest_row() for e in entries],
     }
     path = root / MANIFEST
-    text = json.dumps(manifest, ensure_ascii=False, indent=1)
+    text = json_text(manifest, ensure_ascii=False, indent=1)
     if not write_atomic(path, lambda p: p.write_text(text, encoding="utf-8"), shared=True):
         raise OSError(f"cannot write {path}")
     keep = {f"{e.key}.json" for e in ok}

@@ -84,9 +84,12 @@ def parse_comm_matrix(data: Any, source: str = "communication_matrix.json") -> C
 def read_comm_matrix(path: Path) -> CommMatrix:
     """Read ``communication_matrix.json``; an unreadable file is an empty matrix with a reason."""
     data, problem = load_json(path)
-    if problem:
-        return CommMatrix("empty", [], path.name, [problem])
-    return parse_comm_matrix(data, path.name)
+    if data is None:
+        return CommMatrix("empty", [], path.name, [problem or f"{path.name} is empty"])
+    matrix = parse_comm_matrix(data, path.name)
+    if problem:  # values read as null (absurd numbers, deep nesting): said, the rest is used
+        matrix.problems.insert(0, problem)
+    return matrix
 
 
 def read_comm_matrix_db(path: Path) -> CommMatrix:

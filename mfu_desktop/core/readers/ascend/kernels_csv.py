@@ -168,14 +168,14 @@ def _to_float(arr: pa.ChunkedArray) -> tuple[pa.ChunkedArray, pa.ChunkedArray]:
     return pc.cast(cleaned, pa.float64()), bad
 
 
-def _report_bad(mask: pa.ChunkedArray | np.ndarray, label: str, what: str, problems: list[str]) -> None:
+def _report_bad(mask: pa.ChunkedArray | np.ndarray, label: str, verdict: str, problems: list[str]) -> None:
     """Count the cells of ``mask`` and say where the first are ("data rows" count from 1 below the header)."""
     flags = np.asarray(mask.to_numpy(zero_copy_only=False) if isinstance(mask, pa.ChunkedArray) else mask)
     rows = np.flatnonzero(np.nan_to_num(flags.astype(float)) > 0)
     if not len(rows):
         return
     where = ", ".join(str(r + 1) for r in rows[:MAX_QUOTED_ROWS]) + (" …" if len(rows) > MAX_QUOTED_ROWS else "")
-    problems.append(f"{len(rows)} cells in {label} are not {what} (kept as missing; data row {where})")
+    problems.append(f"{len(rows)} cells in {label} {verdict} (kept as missing; data row {where})")
 
 
 def _start_ns(arr: pa.ChunkedArray) -> tuple[np.ndarray, pa.ChunkedArray | np.ndarray]:
@@ -320,13 +320,43 @@ def _categorical(arr: pa.ChunkedArray | pa.Array) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, categories=pd.Index(uniques, dtype=object), validate=False)
 
 
-def _int_column(values: np.ndarray, label: str, problems: list[str]) -> pd.arrays.IntegerArray:
-    """Float cells → nullable Int64 (ids can be large); non-integers become missing and are reported."""
+def _int_column(values: np.ndarray, label: str, problems: list[str]) -> tuple[pd.arrays.IntegerArray, np.ndarray]:
+    """Float cells → nullable Int64; non-integers and ids beyond 2**62 become missing and are reported.
+
+    Returns:
+        The column and the mask of its unreadable cells (a cell that was blank is not one).
+    """
     finite = np.isfinite(values)
-    whole = finite & (np.floor(values) == values) & (np.abs(values) < 2**62)
-    _report_bad(finite & ~whole, label, "integers", problems)
+    integral = finite & (np.floor(values) == values)
+    whole = integral & (np.abs(values) < 2**62)
+    _report_bad(finite & ~integral, label, "are not integers", problems)
+    _report_bad(integral & ~whole, label, "are out of range", problems)
     out = np.where(whole, values, 0).astype(np.int64)
-    return pd.arrays.IntegerArray(out, ~whole)
+    return pd.arrays.IntegerArray(out, ~whole), finite & ~whole
+
+
+def _fill_unreadable_steps(frame: pd.DataFrame, bad: np.ndarray, problems: list[str]) -> None:
+    """Give each kernel whose Step Id cell is unreadable the step of the kernel before it in time (in place).
+
+    A kernel left without a step drops out of its step's FLOPs (a step id of 1e23 lowered step
+    MFU). A kernel whose predecessor has no step (a blank cell: outside the steps) keeps none.
+    """
+    if not bad.any() or C.START_NS not in frame.columns or not frame[C.STEP_ID].notna().any():
+        return
+    order = np.argsort(frame[C.START_NS].to_numpy(), kind="stable")
+    steps = frame[C.STEP_ID].to_numpy(dtype=np.float64, na_value=np.nan)[order]
+    outside = np.isnan(steps) & ~bad[order]  # blank: a kernel outside the steps, never a value to carry on
+    filled = pd.Series(np.where(outside, -np.inf, steps)).ffill().to_numpy()
+    take = bad[order] & np.isfinite(filled)
+    if not take.any():
+        return
+    steps[take] = filled[take]
+    back = np.empty_like(steps)
+    back[order] = steps
+    known = np.isfinite(back)
+    frame[C.STEP_ID] = pd.arrays.IntegerArray(np.where(known, back, 0).astype(np.int64), ~known)
+    problems.append(f"{int(take.sum())} kernel(s) with an unreadable Step Id were given the step of the kernel "
+                    "before them in time")
 
 
 def _frame(holder: list[pa.Table], chosen: dict[str, str], labels: dict[str, str], robust: bool,
@@ -338,6 +368,7 @@ def _frame(holder: list[pa.Table], chosen: dict[str, str], labels: dict[str, str
     table = holder.pop()
     release_memory()
     data: dict[str, object] = {}
+    bad_cells: dict[str, np.ndarray] = {}
     # The start-time text column needs the most temporaries: convert it last, when the other
     # Arrow columns are already gone.
     ordered = sorted(chosen.items(), key=lambda item: item[1] == C.START_NS)
@@ -347,18 +378,18 @@ def _frame(holder: list[pa.Table], chosen: dict[str, str], labels: dict[str, str
         label = labels[canon]
         if canon == C.START_NS:
             values, bad = _start_ns(arr)
-            _report_bad(bad, label, "times", problems)
+            _report_bad(bad, label, "are not times", problems)
             data[canon] = values
         elif canon in C.CATEGORY_COLUMNS:
             data[canon] = _categorical(arr)
         else:
             if robust:
                 arr, bad = _to_float(arr)
-                _report_bad(bad, label, "numbers", problems)
+                _report_bad(bad, label, "are not numbers", problems)
             # Float Arrow arrays convert nulls to NaN on the way to numpy (no fill_null copy).
             values = np.asarray(arr.to_numpy(), dtype=np.float32 if canon in C.FLOAT32_COLUMNS else np.float64)
             if canon in C.INT_COLUMNS:
-                data[canon] = _int_column(values, label, problems)
+                data[canon], bad_cells[canon] = _int_column(values, label, problems)
             else:
                 data[canon] = values
         del arr
@@ -367,7 +398,10 @@ def _frame(holder: list[pa.Table], chosen: dict[str, str], labels: dict[str, str
     del table
     release_memory()
     order = [c for c in C.KERNEL_COLUMNS if c in data]
-    return pd.DataFrame({c: data[c] for c in order}, copy=False)
+    frame = pd.DataFrame({c: data[c] for c in order}, copy=False)
+    if C.STEP_ID in bad_cells:
+        _fill_unreadable_steps(frame, bad_cells[C.STEP_ID], problems)
+    return frame
 
 
 def _describe_skipped(source: TableSource, skipped: list[tuple[int | None, str, int, int]]) -> str:
