@@ -19,7 +19,14 @@ MAX_PARALLEL_RANKS = min(8, (os.cpu_count() or 2))
 
 
 def cache_read(key: str) -> RankData | None:
-    """A cached rank (its frame from the Arrow file, the rest from the pickle), or ``None``."""
+    """A cached rank (its frame from the Arrow file, the rest from the pickle), or ``None`` — whatever is damaged."""
+    try:
+        return _cache_read(key)
+    except Exception:  # a damaged entry is a miss: the rank is read again and the entry rewritten
+        return None
+
+
+def _cache_read(key: str) -> RankData | None:
     data = read_pickle(key, "ranks")
     if not isinstance(data, RankData):
         return None
