@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
@@ -13,6 +15,44 @@ from mfu_desktop.core.chips.dtypes import ComputeDtype
 from mfu_desktop.core.formulas.shapes import ShapeError, parse_dims
 from mfu_desktop.core.numbers import json_text
 from mfu_desktop.core.report.json_contract import stamped
+
+#: ASCII for the symbols the output uses, when the console's encoding cannot hold them (GBK has no "µ").
+_ASCII_FOR = {"µ": "u", "·": "*", "×": "x", "≈": "~", "–": "-", "—": "-", "≤": "<=", "≥": ">=", "→": "->",
+              "←": "<-", "Σ": "sum ", "²": "^2", "³": "^3", "ᵀ": "^T", "…": "...", "≠": "!=", "±": "+/-", "√": "sqrt"}
+_OUTPUT_ERRORS = "mfu-ascii-fallback"
+
+
+def _ascii_fallback(error: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: a symbol the encoding lacks becomes its ASCII spelling (``µs`` → ``us``), else ``?``."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    bad = error.object[error.start:error.end]
+    return "".join(_ASCII_FOR.get(ch, "?") for ch in bad), error.end
+
+
+codecs.register_error(_OUTPUT_ERRORS, _ascii_fallback)
+
+
+def tolerant_output() -> None:
+    """Make stdout and stderr write what their encoding can hold instead of crashing on it.
+
+    A Chinese Windows console, or ``PYTHONIOENCODING=gbk``, cannot encode "µ": every
+    printed time used to end the command with ``UnicodeEncodeError``.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        try:
+            "µ·×≈–—≤→Σ…".encode(encoding)
+            continue
+        except (UnicodeEncodeError, LookupError):
+            pass
+        if reconfigure is not None:
+            try:
+                reconfigure(errors=_OUTPUT_ERRORS)
+            except (ValueError, OSError):
+                pass
+
 
 EXIT_OK = 0
 EXIT_NOTHING = 1
@@ -28,7 +68,20 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (``mfu calc gemm: error: argument --m: ...``)."""
+    """argparse with one-line errors (``mfu calc gemm: error: argument --m: ...``) and an epilog made when shown.
+
+    ``epilog_text`` is called only when the help is printed (``mfu --help`` states the cache's
+    place and size, which takes a look at the disk).
+    """
+
+    def __init__(self, *args: object, epilog_text: Callable[[], str] | None = None, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._epilog_text = epilog_text
+
+    def format_help(self) -> str:
+        if self._epilog_text is not None:
+            self.epilog = self._epilog_text()
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
