@@ -57,6 +57,8 @@ def tolerant_output() -> None:
 EXIT_OK = 0
 EXIT_NOTHING = 1
 EXIT_USAGE = 2
+#: Some ranks were lost (their task never came back): the output holds the others, a re-run completes it.
+EXIT_INCOMPLETE = 3
 EXIT_CANCELLED = 130
 
 #: Parsers of commands that have sub-commands (their help is printed when the sub-command is missing).
