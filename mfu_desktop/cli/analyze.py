@@ -195,6 +195,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
     if any(is_summary(p) for p in paths):
         return _analyze_summary(paths, args)
+    if args.export and (code := _check_export(args, paths)) is not None:
+        return code
     catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
     for problem in catalog.problems:
         print(f"warning: {problem}", file=sys.stderr)
@@ -255,13 +257,35 @@ def _analyze_profiles(paths: list[Path], options: AnalysisOptions, catalog: Chip
     return _show(folder, args)
 
 
+#: The table formats ``--export`` writes.
+EXPORT_FORMATS = ("csv", "parquet")
+
+
+def _check_export(args: argparse.Namespace, paths: list[Path]) -> int | None:
+    """Refuse ``--export`` before anything is analysed: inside or above a profile, or over what is not ours.
+
+    Returns:
+        :data:`EXIT_USAGE` (printed) when the folder is refused, ``None`` when it is fine.
+    """
+    from mfu_desktop.core.report.analysis_export import analysis_export_names
+    from mfu_desktop.core.writing import ExportError, check_output_folder, refuse_profile_destination
+
+    try:
+        refuse_profile_destination(args.export, paths)
+        check_output_folder(args.export, analysis_export_names(EXPORT_FORMATS), args.force)
+    except ExportError as exc:
+        print(f"mfu analyze: error: argument --export: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return None
+
+
 def _export(result: FolderAnalysis, args: argparse.Namespace) -> int | None:
     """Write the annotated kernels and aggregates to ``--export``; :data:`EXIT_USAGE` (printed) when it cannot."""
     from mfu_desktop.core.report.analysis_export import export_analysis
     from mfu_desktop.core.writing import ExportError
 
     try:
-        written = export_analysis(result, args.export, formats=("csv", "parquet"))
+        written = export_analysis(result, args.export, formats=EXPORT_FORMATS, force=args.force)
         if not args.json:
             print(f"exported {len(written)} files to {args.export}")
     except ExportError as exc:
@@ -292,6 +316,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     add_analysis_options(analyze)
     analyze.add_argument("--json", action="store_true", help="print one JSON object")
     analyze.add_argument("--export", type=Path, metavar="DIR",
-                         help="write annotated kernels (CSV + Parquet) and aggregates to DIR (never inside PATH)")
+                         help="write annotated kernels (CSV + Parquet) and aggregates to DIR: a new or empty folder, "
+                              "never inside or above a profile")
+    analyze.add_argument("--force", action="store_true",
+                         help="with --export: replace the files of an earlier export in DIR")
     analyze.add_argument("--no-cache", action="store_true", help="parse again even when a cached copy exists")
     analyze.set_defaults(func=cmd_analyze)

@@ -23,7 +23,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--top", type=int, default=20, metavar="N", help="rows printed (default 20; --json: all)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--export", type=Path, metavar="DIR",
-                   help="write the matched table (CSV, XLSX), the charts (PNG, SVG) and a Markdown summary")
+                   help="write the matched table (CSV, XLSX), JSON and a Markdown summary to DIR: a new or empty "
+                        "folder, never inside or above a profile")
+    p.add_argument("--force", action="store_true", help="with --export: replace the files of an earlier export")
     p.add_argument("--no-cache", action="store_true", help="parse again even when a cached copy exists")
     p.set_defaults(func=cmd_compare)
 
@@ -46,6 +48,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from mfu_desktop.core.report.json_contract import stamped
     from mfu_desktop.core.store.summaries import SummaryError
 
+    if args.export and (code := _check_export(args)) is not None:
+        return code
     catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
     families = list(DEFAULT_FAMILIES)
     if args.families:
@@ -81,7 +85,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         from mfu_desktop.core.writing import ExportError
 
         try:
-            written = export_comparison(comparison, args.export, [args.base, args.new])
+            written = export_comparison(comparison, args.export, [args.base, args.new], args.force)
         except ExportError as exc:
             print(f"mfu compare: error: argument --export: {exc}", file=sys.stderr)
             return EXIT_USAGE
@@ -94,3 +98,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
         print(console_text(comparison, args.top))
     return EXIT_OK
+
+
+def _check_export(args: argparse.Namespace) -> int | None:
+    """Refuse ``--export`` before anything is read: inside or above a profile, or over what is not MFU Desktop's.
+
+    Returns:
+        :data:`EXIT_USAGE` (printed) when the folder is refused, ``None`` when it is fine.
+    """
+    from mfu_desktop.core.compare.report import COMPARISON_FILES
+    from mfu_desktop.core.writing import ExportError, check_output_folder, refuse_profile_destination
+
+    try:
+        refuse_profile_destination(args.export, [args.base, args.new])
+        check_output_folder(args.export, COMPARISON_FILES, args.force)
+    except ExportError as exc:
+        print(f"mfu compare: error: argument --export: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return None

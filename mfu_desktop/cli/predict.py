@@ -26,7 +26,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--catalog", type=Path, action="append", default=[],
                    help="extra chip catalog (also the original predictor's devices_info.csv)")
     p.add_argument("--out", type=Path, metavar="DIR",
-                   help="write performance_prediction.csv and kernel_prediction_detail.csv (never inside PATH)")
+                   help="write performance_prediction.csv and kernel_prediction_detail.csv to DIR: a new or empty "
+                        "folder, never inside or above a profile")
+    p.add_argument("--force", action="store_true", help="with --out: replace the files of an earlier prediction in DIR")
     p.add_argument("--format", choices=OUTPUT_FORMATS, default="csv",
                    help="files of --out: csv (the original script's layout, default), parquet (typed, ~8× smaller) "
                         "or both")

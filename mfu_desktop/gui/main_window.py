@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtCore import QByteArray, QUrl
+from PySide6.QtCore import QByteArray, Qt, QUrl
 from PySide6.QtGui import (
     QActionGroup,
     QCloseEvent,
@@ -33,8 +33,13 @@ from PySide6.QtWidgets import (
 
 from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.paths import demo_profile_dir
-from mfu_desktop.core.report.analysis_export import export_analysis
-from mfu_desktop.core.writing import ExportError, forbid_inside
+from mfu_desktop.core.report.analysis_export import analysis_export_names, analysis_sources, export_analysis
+from mfu_desktop.core.writing import (
+    ExportError,
+    check_output_folder,
+    mark_output_folder,
+    refuse_profile_destination,
+)
 from mfu_desktop.gui.charts.profile_charts import export_plot
 from mfu_desktop.gui.dialogs.export_dialog import ExportChoice, ExportDialog
 from mfu_desktop.gui.i18n import LANGUAGES
@@ -54,6 +59,20 @@ EXPORT_CHANNEL = "export"
 def local_paths(urls: list[QUrl]) -> list[Path]:
     """The local files/folders among dropped URLs."""
     return [Path(u.toLocalFile()) for u in urls if u.isLocalFile() and u.toLocalFile()]
+
+
+def _copy_or_link(event: QDropEvent | QDragEnterEvent) -> bool:
+    """Take a drop as a Copy (else a Link), never a Move: the file manager must not delete the profile after it.
+
+    Accepting the proposed action took a Move when the source proposed one (Shift-drag, or a
+    drag between volumes on some desktops). Returns ``False`` when the source allows neither.
+    """
+    actions = event.possibleActions()
+    for action in (Qt.DropAction.CopyAction, Qt.DropAction.LinkAction):
+        if actions & action:
+            event.setDropAction(action)
+            return True
+    return False
 
 
 def folder_key(paths: list[Path]) -> str:
@@ -252,8 +271,8 @@ class MainWindow(QMainWindow):
     # --- opening -----------------------------------------------------------------------------
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasUrls() and local_paths(event.mimeData().urls()):
-            event.acceptProposedAction()
+        if event.mimeData().hasUrls() and local_paths(event.mimeData().urls()) and _copy_or_link(event):
+            event.accept()
         else:
             event.ignore()
 
@@ -262,8 +281,8 @@ class MainWindow(QMainWindow):
 
     def dropEvent(self, event: QDropEvent) -> None:
         paths = local_paths(event.mimeData().urls()) if event.mimeData().hasUrls() else []
-        if paths:
-            event.acceptProposedAction()
+        if paths and _copy_or_link(event):
+            event.accept()
             self.dropped(paths)
         else:
             event.ignore()
@@ -380,23 +399,38 @@ class MainWindow(QMainWindow):
     # --- export ------------------------------------------------------------------------------
 
     def export_dialog(self) -> None:
-        """File → Export analysis: tables, charts, summary."""
+        """File → Export analysis: tables, charts, summary (the dialog stays open on a refusal)."""
         if self.profiler.result is None or not self.profiler.result.ranks:
             self.info.show_message(self.tr("Nothing to export yet: open a profile first."))
             return
         default = Path.home() / "mfu-export"
-        dialog = ExportDialog(default, self)
+        dialog = ExportDialog(default, self, check=self.check_export)
         if dialog.exec():
             self.export_to(dialog.choice())
 
+    def _export_names(self, choice: ExportChoice) -> list[str]:
+        """Every file an export of ``choice`` writes: the charts and the tables."""
+        charts = [f"{name}.{fmt}" for fmt in choice.charts for name in self.chart_plots()]
+        return charts + analysis_export_names(choice.tables)
+
+    def check_export(self, choice: ExportChoice) -> None:
+        """Whether ``choice`` may be written (never inside or above a profile, never over what is not ours).
+
+        Raises:
+            ExportError: Why not (:class:`~mfu_desktop.core.writing.OverwriteRefused` when an earlier
+                export would be replaced without ``choice.force``).
+        """
+        result = self.profiler.result
+        refuse_profile_destination(choice.folder, analysis_sources(result) if result is not None else [])
+        check_output_folder(choice.folder, self._export_names(choice), choice.force)
+
     def export_to(self, choice: ExportChoice) -> None:
-        """Write the tables (background) and the charts (here, they are widgets) into ``choice.folder``."""
+        """Write the charts (here: they are widgets), then the tables (background) into ``choice.folder``."""
         result = self.profiler.result
         if result is None:
             return
-        roots = [r.folder.path for r in result.ranks] + list(result.discovery.roots)
         try:
-            forbid_inside(choice.folder, roots)
+            self.check_export(choice)
         except ExportError as exc:
             self.info.show_message(self.tr("Export refused: {0}").format(exc))
             return
@@ -405,6 +439,8 @@ class MainWindow(QMainWindow):
             for fmt in choice.charts:
                 for name, plot in self.chart_plots().items():
                     written.append(export_plot(plot, choice.folder / f"{name}.{fmt}"))
+            if written:
+                mark_output_folder(choice.folder, "analysis export", written)
         except ExportError as exc:
             self.info.show_message(self.tr("Export failed: {0}").format(exc))
             return
@@ -413,8 +449,9 @@ class MainWindow(QMainWindow):
         def done(paths: list[Path]) -> None:
             self.show_status(self.tr("Exported {0} files to {1}").format(len(paths) + len(written), choice.folder))
 
-        self.runner.start(EXPORT_CHANNEL, lambda progress: export_analysis(result, choice.folder, tables), done,
-                          lambda msg: self.info.show_message(self.tr("Export failed: {0}").format(msg)),
+        self.runner.start(EXPORT_CHANNEL,
+                          lambda progress: export_analysis(result, choice.folder, tables, force=choice.force),
+                          done, lambda msg: self.info.show_message(self.tr("Export failed: {0}").format(msg)),
                           label=self.tr("Exporting"))
 
     def chart_plots(self) -> dict[str, pg.PlotWidget]:

@@ -736,7 +736,6 @@
     </message>
     <message>
         <source>Step</source>
-        <extracomment>Ranks of a cluster summary whose full kernel data is kept in memory at once (least recently used dropped).</extracomment>
         <translation>Step</translation>
     </message>
     <message>
@@ -1127,8 +1126,8 @@
         <translation>将对比结果导出到</translation>
     </message>
     <message>
-        <source>Export refused: {0}</source>
-        <translation>拒绝导出：{0}</translation>
+        <source>Export failed: {0}</source>
+        <translation>导出失败：{0}</translation>
     </message>
     <message>
         <source>Exported {0} files to {1}</source>
@@ -1379,6 +1378,21 @@
     <message>
         <source>Export to</source>
         <translation>导出到</translation>
+    </message>
+</context>
+<context>
+    <name>ExportGuard</name>
+    <message>
+        <source>Replace the earlier export?</source>
+        <translation>替换先前的导出？</translation>
+    </message>
+    <message>
+        <source>{0} holds an earlier export of MFU Desktop. Replace its files ({1})? Nothing else in the folder is touched.</source>
+        <translation>{0} 中有 MFU Desktop 先前的导出。要替换这些文件（{1}）吗？目录中的其他内容不会被改动。</translation>
+    </message>
+    <message>
+        <source>Export refused: {0}</source>
+        <translation>拒绝导出：{0}</translation>
     </message>
 </context>
 <context>
@@ -1951,6 +1965,7 @@
     </message>
     <message>
         <source>Charts</source>
+        <extracomment>Ranks of a cluster summary whose full kernel data is kept in memory at once (least recently used dropped).</extracomment>
         <translation>图表</translation>
     </message>
     <message>
@@ -1983,7 +1998,6 @@
     </message>
     <message>
         <source>By type</source>
-        <extracomment>Sub-views by name (``mfu-desktop --view NAME``).</extracomment>
         <translation>按类型</translation>
     </message>
     <message>
@@ -2080,6 +2094,7 @@
     </message>
     <message>
         <source>Assumptions</source>
+        <extracomment>Sub-views by name (``mfu-desktop --view NAME``).</extracomment>
         <translation>假设</translation>
     </message>
     <message>

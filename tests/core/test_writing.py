@@ -12,8 +12,8 @@ import pytest
 from mfu_desktop.core.writing import (
     ExportError,
     atomic_write,
-    forbid_inside,
     neutralize,
+    refuse_profile_destination,
     write_csv,
     write_fast_csv,
     write_json,
@@ -88,6 +88,8 @@ def test_nothing_is_written_inside_a_profile_folder(tmp_path: Path):
     profile = tmp_path / "node0_ascend_pt"
     (profile / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
     for inside in (profile, profile / "ASCEND_PROFILER_OUTPUT", profile / "new" / "deeper"):
-        with pytest.raises(ExportError, match="outside"):
-            forbid_inside(inside, [profile])
-    forbid_inside(tmp_path / "exports", [profile])  # a sibling is fine
+        with pytest.raises(ExportError, match="refusing to write into"):
+            refuse_profile_destination(inside, [profile])
+    with pytest.raises(ExportError, match="holds profiler rank folders"):  # inside the cluster root
+        refuse_profile_destination(tmp_path / "exports", [profile])
+    refuse_profile_destination(tmp_path.parent / f"{tmp_path.name}-exports", [profile])  # beside it: fine

@@ -11,7 +11,11 @@ import pandas as pd
 from mfu_desktop.core.numbers import calls, pct, sig
 from mfu_desktop.core.writing import (
     XLSX_MAX_ROWS,
-    forbid_inside,
+    check_output_folder,
+    mark_output_folder,
+    markdown_code,
+    markdown_text,
+    refuse_profile_destination,
     write_csv,
     write_json,
     write_parquet,
@@ -50,14 +54,14 @@ def markdown_summary(result: object) -> str:
             f"{pct(s.mfu_ops_range[0])}–{pct(s.mfu_ops_range[1])}" if s.mfu_ops_range else "–")
         step = _fmt(s.mfu_step, "pct") if s.mfu_step is not None else (
             f"{pct(s.mfu_step_range[0])}–{pct(s.mfu_step_range[1])}" if s.mfu_step_range else "–")
-        lines.append(f"| {s.rank} | {s.chip or 'not confirmed'} | {s.kernels} | {s.countable_kernels} | {s.steps} | "
-                     f"{_fmt(s.step_time_us)} | {_fmt(s.achieved_tflops)} | {mfu} | {step} | "
+        lines.append(f"| {s.rank} | {markdown_text(s.chip or 'not confirmed')} | {s.kernels} | {s.countable_kernels} | "
+                     f"{s.steps} | {_fmt(s.step_time_us)} | {_fmt(s.achieved_tflops)} | {mfu} | {step} | "
                      f"{_fmt(s.cube_utilization, 'pct')} | "
-                     f"{s.tier.tier} ({s.tier.label}) |")
+                     f"{s.tier.tier} ({markdown_text(s.tier.label)}) |")
     for r in ranks:
         s = r.summary
         lines += ["", f"## Rank {s.rank}: top kernels by lost time (measured − roofline-attainable)", "",
-                  f"Peak: {s.peak_source}", ""]
+                  f"Peak: {markdown_text(s.peak_source)}", ""]
         roof = roofline_text(rank_roofline(r))
         if roof:
             lines += [f"Roofline: {roof}", ""]
@@ -67,42 +71,68 @@ def markdown_summary(result: object) -> str:
             for row in r.hot_by_lost.to_dict("records"):
                 label, value = judged_figure(row)
                 figure = f"{label} {_fmt(value, 'pct')}" if value is not None else "–"
-                lines.append(f"| {row['type']} | `{row['input_shapes']}` | {calls(row['count'])} | "
+                lines.append(f"| {markdown_text(row['type'])} | {markdown_code(row['input_shapes'])} | "
+                             f"{calls(row['count'])} | "
                              f"{_fmt(row['time_us'])} | {figure} | {_fmt(row['lost_us'])} |")
         else:
-            lines.append("No kernel has a lost time (no FLOPs-based MFU and no bytes). " + " ".join(s.tier.why))
+            lines.append("No kernel has a lost time (no FLOPs-based MFU and no bytes). "
+                         + markdown_text(" ".join(s.tier.why)))
         if not r.excluded.empty:
             lines += ["", "Excluded from FLOPs-based MFU (per step):", ""]
             for row in r.excluded.itertuples(index=False):
-                lines.append(f"- {row.type} × {calls(row.count)} ({_fmt(row.time_us)} µs): {row.reason}")
+                lines.append(f"- {markdown_text(row.type)} × {calls(row.count)} ({_fmt(row.time_us)} µs): "
+                             f"{markdown_text(row.reason)}")
         if r.warnings:
-            lines += ["", "Warnings:", ""] + [f"- {w}" for w in r.warnings]
+            lines += ["", "Warnings:", ""] + [f"- {markdown_text(w)}" for w in r.warnings]
     options = getattr(result, "options", None)
     if options is not None:
-        lines += ["", "## Conventions", ""] + [f"- {c}" for c in options.describe()]
+        lines += ["", "## Conventions", ""] + [f"- {markdown_text(c)}" for c in options.describe()]
     warnings = getattr(result, "warnings", [])
     if warnings:
-        lines += ["", "## Warnings", ""] + [f"- {w}" for w in warnings]
+        lines += ["", "## Warnings", ""] + [f"- {markdown_text(w)}" for w in warnings]
     return "\n".join(lines) + "\n"
 
 
-def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv", "parquet")) -> list[Path]:
+#: The tables of an analysis export, in the order they are written.
+TABLES = ("kernels", "by_type", "by_shape", "excluded", "steps", "hot_by_lost", "hot_by_time", "cluster")
+
+
+def analysis_export_names(formats: Iterable[str]) -> list[str]:
+    """The files :func:`export_analysis` writes for ``formats`` (to check the folder before anything is written)."""
+    formats = set(formats)
+    names = [f"{t}.csv" for t in TABLES] if "csv" in formats else []
+    names += ["kernels.parquet"] if "parquet" in formats else []
+    names += ["mfu_report.xlsx"] if "xlsx" in formats else []
+    return [*names, "summary.json", "summary.md"]
+
+
+def analysis_sources(result: object) -> list[Path]:
+    """The paths an analysis read (its ranks and the dropped roots): never written into, nor above."""
+    return [r.folder.path for r in result.ranks] + list(result.discovery.roots)
+
+
+def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv", "parquet"),
+                    force: bool = False, also: Iterable[str] = ()) -> list[Path]:
     """Write the annotated kernels and every aggregate of an analysis into ``folder``.
 
     Args:
         result: A :class:`~mfu_desktop.core.cluster.folder.FolderAnalysis`.
-        folder: Target folder (created; must not be inside a profiler folder).
+        folder: Target folder (created; never inside or above a profile; new, empty or an earlier export).
         formats: Any of ``csv``, ``parquet``, ``xlsx`` for the tables; JSON and Markdown are
             always written.
+        force: Replace the files of an earlier export in ``folder``.
+        also: Files the caller writes there too (the window's charts), checked with these.
 
     Raises:
-        ExportError: For a target inside a profile, or an unwritable folder.
+        ExportError: For a target inside or above a profile, a folder holding what MFU Desktop did
+            not write, an earlier export without ``force`` (:class:`OverwriteRefused`), or an
+            unwritable folder.
     """
     from mfu_desktop.core.cluster.folder import analysis_json
 
-    roots = [r.folder.path for r in result.ranks] + list(result.discovery.roots)
-    forbid_inside(folder, roots)
     formats = set(formats)
+    refuse_profile_destination(folder, analysis_sources(result))
+    check_output_folder(folder, [*analysis_export_names(formats), *also], force)
     written: list[Path] = []
 
     def tagged(name: str) -> pd.DataFrame:
@@ -116,8 +146,7 @@ def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv
             parts.append(frame)
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
-    tables = {name: tagged(name) for name in ("kernels", "by_type", "by_shape", "excluded", "steps", "hot_by_lost",
-                                              "hot_by_time")}
+    tables = {name: tagged(name) for name in TABLES[:-1]}
     tables["cluster"] = result.cluster.table
     for name, frame in tables.items():
         if "csv" in formats:
@@ -130,4 +159,5 @@ def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv
         written.append(path)
     written.append(write_json(analysis_json(result), folder / "summary.json"))
     written.append(write_text(markdown_summary(result), folder / "summary.md"))
+    mark_output_folder(folder, "analysis export", written)
     return written

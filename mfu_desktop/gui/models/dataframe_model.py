@@ -21,6 +21,7 @@ from PySide6.QtGui import QBrush
 
 from mfu_desktop.core.analysis.grouping import lookup
 from mfu_desktop.core.numbers import calls, pct
+from mfu_desktop.core.writing import neutral_cell
 from mfu_desktop.gui.bands import CELL_ALPHA, band_qcolor
 
 Formatter = Callable[[object], str]
@@ -350,20 +351,36 @@ class DataFrameModel(QAbstractTableModel):
     # --- export ---------------------------------------------------------------------------
 
     def tsv(self, rows: Sequence[int], columns: Sequence[int]) -> str:
-        """Selected cells as tab-separated text (Ctrl+C)."""
+        """Selected cells as tab-separated text (Ctrl+C), formulas neutralised as in the CSV export.
+
+        A spreadsheet pasted into runs ``=HYPERLINK(…)``, ``+cmd|…`` or ``@SUM…`` from an operator
+        name or a shape string: such cells get a leading ``'``, as :func:`~mfu_desktop.core.writing.neutralize`
+        does in every export; numbers (``-12.5``, ``-3 %``) stay numbers.
+        """
         cols = sorted(set(columns))
-        lines = ["\t".join(self._specs[c].header for c in cols)]
+        lines = ["\t".join(str(neutral_cell(self._specs[c].header)) for c in cols)]
         for r in sorted(set(rows)):
             cells = []
             for c in cols:
                 text = self.data(self.index(r, c))
-                cells.append("" if text is None else str(text).replace("\t", " ").replace("\n", " "))
+                cell = "" if text is None else str(text).replace("\t", " ").replace("\n", " ").replace("\r", " ")
+                cells.append(_clipboard_cell(cell))
             lines.append("\t".join(cells))
         return "\n".join(lines)
 
     def visible_frame(self) -> pd.DataFrame:
         """The rows currently shown, in view order (for exports)."""
         return self._frame.iloc[self._view][self.column_keys()]
+
+
+def _clipboard_cell(text: str) -> str:
+    """A copied cell: a number as shown, other text with formulas neutralised."""
+    try:
+        if math.isfinite(float(text.replace(",", "").replace("%", "").replace(" ", ""))):
+            return text
+    except ValueError:
+        pass
+    return str(neutral_cell(text))
 
 
 def selected_persistent(indexes: Sequence[QModelIndex]) -> list[QPersistentModelIndex]:
