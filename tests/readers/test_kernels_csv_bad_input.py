@@ -131,3 +131,11 @@ def test_nul_padding_is_cut_in_bounded_memory(tmp_path):
     assert note == f"kernel_details.csv ends with {padding:,} NUL bytes (preallocated, or cut while it was written): " \
                    "ignored"
     assert int(grew_mb) < 48  # before: about twice the padding
+
+
+def test_a_line_over_a_mebibyte_is_read(tmp_path):
+    """Before: "straddling object straddles two block boundaries (try to increase block size?)" failed the rank."""
+    path = _write(tmp_path, [_row(), _row("x" * (2 << 20)), _row()])
+    table = read_kernel_csv(path)
+    assert len(table.frame) == 3 and len(table.frame[C.NAME].iloc[1]) == 2 << 20
+    assert table.problems == ["kernel_details.csv has a line longer than 1 MiB: read with 64 MiB blocks"]

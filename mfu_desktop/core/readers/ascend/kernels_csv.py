@@ -30,6 +30,8 @@ NULL_VALUES = ["N/A", "NA", "n/a", "", "null", "NULL", "None", "nan", "NaN"]
 #: pyarrow block size: 1 MiB blocks parse as fast as large ones on wide files and keep far less
 #: in flight (a million-row file: 0.72 s and a 314 MB peak with 1 MiB, 0.98 s and 520 MB with 8 MiB).
 BLOCK_SIZE = 1 << 20
+#: Block size of the last attempt at a file whose rows do not fit :data:`BLOCK_SIZE` (a cell over 1 MiB).
+LONG_LINE_BLOCK_SIZE = 64 << 20
 #: At most this many skipped rows are listed in the report (the first lines of at most
 #: :data:`MAX_LOCATED_ROWS` rows located in the file).
 MAX_QUOTED_ROWS = 5
@@ -140,13 +142,13 @@ def _quiet_invalid_row_decode_errors() -> None:
 
 
 def _read_table(source: Path | pa.BufferReader | io.BytesIO, names: list[str], chosen: dict[str, str], robust: bool,
-                skipped: list[tuple[int | None, str, int, int]]) -> pa.Table:
+                skipped: list[tuple[int | None, str, int, int]], block_size: int = BLOCK_SIZE) -> pa.Table:
     def on_invalid(row: pacsv.InvalidRow) -> str:
         skipped.append((row.number, row.text or "", row.actual_columns, row.expected_columns))
         return "skip"
 
     _quiet_invalid_row_decode_errors()
-    read = pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=BLOCK_SIZE, use_threads=True)
+    read = pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=block_size, use_threads=True)
     parse = pacsv.ParseOptions(invalid_row_handler=on_invalid)
     convert = pacsv.ConvertOptions(
         include_columns=list(chosen),
@@ -474,6 +476,9 @@ def read_kernel_csv(path: Path) -> KernelTable:
             source.recode(encoding)
         table, robust = _parse(source, names, chosen, skipped)
     except pa.ArrowInvalid as exc:
+        if "straddl" in str(exc):
+            raise KernelFileError(f"{path.name} has a line longer than {LONG_LINE_BLOCK_SIZE >> 20} MiB: it cannot "
+                                  "be read as a kernel table") from None
         raise KernelFileError(f"{path.name} cannot be parsed as CSV ({str(exc).splitlines()[0]})") from None
     except OSError as exc:
         raise KernelFileError(f"{path.name} cannot be read ({exc.strerror or exc})") from None
@@ -509,7 +514,18 @@ def _parse(source: TableSource, names: list[str], chosen: dict[str, str],
         if source.encoding == "utf-8":
             source.recode()
         source.rewind()
+    try:
         return _read_table(source.source, names, chosen, robust=True, skipped=skipped), True
+    except pa.ArrowInvalid as exc:
+        if "straddl" not in str(exc):
+            raise
+    # a row longer than a block (1 MiB): once more with blocks that hold it (rare; memory bounded by the block)
+    skipped.clear()
+    source.rewind()
+    source.notes.append(f"{source.path.name} has a line longer than {BLOCK_SIZE >> 20} MiB: read with "
+                        f"{LONG_LINE_BLOCK_SIZE >> 20} MiB blocks")
+    return _read_table(source.source, names, chosen, robust=True, skipped=skipped,
+                       block_size=LONG_LINE_BLOCK_SIZE), True
 
 
 def read_kernel_csvs(paths: list[Path]) -> KernelTable:
