@@ -191,9 +191,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     except NoPath as exc:
         print(f"mfu analyze: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    from mfu_desktop.core.store.summaries import is_summary
+    from mfu_desktop.core.store.summaries import claims_summary
 
-    if any(is_summary(p) for p in paths):
+    if any(claims_summary(p) for p in paths):
         return _analyze_summary(paths, args)
     if args.export and (code := _check_export(args, paths)) is not None:
         return code

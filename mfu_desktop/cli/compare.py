@@ -34,9 +34,9 @@ def _load(path: Path, chip: str | None, catalog: ChipCatalog, use_cache: bool):
     from mfu_desktop.core.analysis.options import AnalysisOptions
     from mfu_desktop.core.pipeline.analyze import analyze_paths
     from mfu_desktop.core.pipeline.from_summary import analysis_from_summary
-    from mfu_desktop.core.store.summaries import is_summary, read_summary
+    from mfu_desktop.core.store.summaries import claims_summary, read_summary
 
-    if is_summary(path):
+    if claims_summary(path):
         return analysis_from_summary(read_summary(path), catalog)
     return analyze_paths([path], AnalysisOptions(chip=chip), catalog, use_cache=use_cache)
 

@@ -57,9 +57,9 @@ def _load(args: argparse.Namespace, paths: list[Path], catalog: ChipCatalog) -> 
 
 def _summary(paths: list[Path]):
     """The cluster summary when PATH is one (prediction then works from its documents), else ``None``."""
-    from mfu_desktop.core.store.summaries import SummaryError, is_summary, read_summary
+    from mfu_desktop.core.store.summaries import SummaryError, claims_summary, read_summary
 
-    if len(paths) != 1 or not is_summary(paths[0]):
+    if len(paths) != 1 or not claims_summary(paths[0]):
         return None
     try:
         return read_summary(paths[0])

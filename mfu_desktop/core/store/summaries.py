@@ -117,6 +117,16 @@ def check_summary_destination(root: Path) -> None:
                            "(nothing in it is replaced or deleted)")
 
 
+def claims_summary(path: Path) -> bool:
+    """True for a summary, or a folder that looks like a damaged one (``manifest.json`` beside ``ranks/``).
+
+    Opened as a summary, a damaged one says which file is broken (:func:`read_summary` raises);
+    read as a profile folder it only said "no profiler ranks found".
+    """
+    path = Path(path)
+    return is_summary(path) or ((path / MANIFEST).is_file() and (path / DOCUMENTS).is_dir())
+
+
 def is_summary(path: Path) -> bool:
     """True for a folder with a summary manifest."""
     manifest = Path(path) / MANIFEST

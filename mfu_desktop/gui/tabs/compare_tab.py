@@ -32,7 +32,7 @@ from mfu_desktop.core.compare.comparison import Comparison, compare, table
 from mfu_desktop.core.numbers import pct
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.pipeline.from_summary import analysis_from_summary
-from mfu_desktop.core.store.summaries import is_summary, read_summary
+from mfu_desktop.core.store.summaries import claims_summary, read_summary
 from mfu_desktop.gui.charts.compare_charts import GroupScatter, PairedBarsChart, WaterfallChart
 from mfu_desktop.gui.core_text import sentences
 from mfu_desktop.gui.models.dataframe_model import ColumnSpec, DataFrameModel, fmt_calls, fmt_number, fmt_pct, fmt_us
@@ -181,7 +181,7 @@ class CompareTab(QWidget):
         base_name = self.base_name
 
         def job(progress):
-            if is_summary(path):
+            if claims_summary(path):
                 new = analysis_from_summary(read_summary(path), catalog)
             else:
                 new = analyze_paths([path], base.options, catalog, progress)
