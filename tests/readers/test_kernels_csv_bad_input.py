@@ -139,3 +139,12 @@ def test_a_line_over_a_mebibyte_is_read(tmp_path):
     table = read_kernel_csv(path)
     assert len(table.frame) == 3 and len(table.frame[C.NAME].iloc[1]) == 2 << 20
     assert table.problems == ["kernel_details.csv has a line longer than 1 MiB: read with 64 MiB blocks"]
+
+
+def test_a_step_trace_without_its_columns_quotes_none_of_the_file(tmp_path):
+    from mfu_desktop.core.readers.step_trace import read_step_trace_csv
+
+    path = tmp_path / "step_trace_time.csv"
+    path.write_text(f"{SECRET},Step,Free\n1,2,3\n")
+    problems = read_step_trace_csv(path).problems
+    assert problems == ["step_trace_time.csv has no Computing column (its step-trace columns: step, free)"]

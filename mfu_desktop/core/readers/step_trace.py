@@ -59,8 +59,9 @@ def _normalise(frame: pd.DataFrame, source: str, problems: list[str]) -> pd.Data
     frame = frame.rename(columns={c: _ALIASES.get(" ".join(str(c).strip().lstrip("\ufeff").lower().split()), c)
                                   for c in frame.columns})
     frame = frame.loc[:, ~frame.columns.duplicated()]
-    if "computing" not in frame.columns:
-        raise ValueError(f"{source} has no Computing column (columns: {', '.join(map(str, frame.columns))})")
+    if "computing" not in frame.columns:  # quote only the step-trace columns it has: the file may be anything
+        known = [str(c) for c in frame.columns if c in _ALIASES.values()]
+        raise ValueError(f"{source} has no Computing column (its step-trace columns: {', '.join(known) or 'none'})")
     out = pd.DataFrame()
     out["step"] = frame["step"].astype(str).str.strip().str.replace(r"^step", "", regex=True) \
         if "step" in frame.columns else ""
