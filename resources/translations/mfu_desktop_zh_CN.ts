@@ -1372,8 +1372,8 @@
         <translation>图表</translation>
     </message>
     <message>
-        <source>summary.json and summary.md (top kernels by lost MFU, conventions) are always written. Nothing is ever written inside a profiler folder.</source>
-        <translation>总是写出 summary.json 和 summary.md（按损失时间排序的热点算子、所用口径）。绝不会写入 Profiling 数据目录。</translation>
+        <source>summary.json and summary.md (top kernels by lost MFU, conventions) are always written. Nothing is written inside or above a profiler folder, nor over files MFU Desktop did not write.</source>
+        <translation>总是写出 summary.json 和 summary.md（按损失时间排序的热点算子、所用口径）。绝不会写入 Profiling 数据目录或其上级目录，也不会覆盖不是 MFU Desktop 写出的文件。</translation>
     </message>
     <message>
         <source>Export to</source>

@@ -72,7 +72,8 @@ class ExportDialog(QDialog):
         form.addRow(self.tr("Charts"), charts)
         layout.addLayout(form)
         note = QLabel(self.tr("summary.json and summary.md (top kernels by lost MFU, conventions) are always "
-                              "written. Nothing is ever written inside a profiler folder."))
+                              "written. Nothing is written inside or above a profiler folder, nor over files MFU "
+                              "Desktop did not write."))
         note.setWordWrap(True)
         layout.addWidget(note)
         self.refusal = QLabel("")
