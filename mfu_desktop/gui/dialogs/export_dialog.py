@@ -102,6 +102,7 @@ class ExportDialog(QDialog):
     def _refuse(self, message: str) -> None:
         self.refusal.setText(message)
         self.refusal.show()
+        self.adjustSize()  # grow to the message (the layout alone squeezes a shown dialog's rows)
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, self.tr("Export to"), self.folder.text())
