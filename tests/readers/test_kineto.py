@@ -17,7 +17,7 @@ from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.discovery import discover
 from mfu_desktop.core.readers.kineto.events import TraceFormatError, read_trace
-from mfu_desktop.core.readers.kineto.frame import union_length
+from mfu_desktop.core.readers.kineto.steps import union_length
 from mfu_desktop.demo import write_kineto_trace
 from tests.conftest import SAMPLES, requires_samples
 

@@ -8,7 +8,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mfu_desktop.core.advisor.advice import Advice
 from mfu_desktop.core.numbers import calls, pct, sig
+from mfu_desktop.core.report.advice_report import advice_document, advice_markdown, findings_table
 from mfu_desktop.core.writing import (
     XLSX_MAX_ROWS,
     check_output_folder,
@@ -32,11 +34,12 @@ def _fmt(value: object, kind: str = "num") -> str:
     return sig(float(value))
 
 
-def markdown_summary(result: object) -> str:
+def markdown_summary(result: object, advice: Advice | None = None, lang: str = "en") -> str:
     """A Markdown report of a :class:`~mfu_desktop.core.cluster.folder.FolderAnalysis`.
 
-    Leads with the top kernels by lost time (measured − roofline-attainable), states the
-    conventions and the fallback tier of every rank.
+    Leads with the ranks, then the advisor's findings (what to fix first, when ``advice`` is
+    given), then the top kernels by lost time (measured − roofline-attainable) of every rank;
+    states the conventions and the fallback tier of every rank.
     """
     from mfu_desktop.core.analysis.roofline_figures import judged_figure, roofline_text
     from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
@@ -58,6 +61,8 @@ def markdown_summary(result: object) -> str:
                      f"{s.steps} | {_fmt(s.step_time_us)} | {_fmt(s.achieved_tflops)} | {mfu} | {step} | "
                      f"{_fmt(s.cube_utilization, 'pct')} | "
                      f"{s.tier.tier} ({markdown_text(s.tier.label)}) |")
+    if advice is not None:
+        lines += ["", *advice_markdown(advice, lang)]
     for r in ranks:
         s = r.summary
         lines += ["", f"## Rank {s.rank}: top kernels by lost time (measured − roofline-attainable)", "",
@@ -94,7 +99,7 @@ def markdown_summary(result: object) -> str:
 
 
 #: The tables of an analysis export, in the order they are written.
-TABLES = ("kernels", "by_type", "by_shape", "excluded", "steps", "hot_by_lost", "hot_by_time", "cluster")
+TABLES = ("kernels", "by_type", "by_shape", "excluded", "steps", "hot_by_lost", "hot_by_time", "cluster", "findings")
 
 
 def analysis_export_names(formats: Iterable[str]) -> list[str]:
@@ -103,7 +108,7 @@ def analysis_export_names(formats: Iterable[str]) -> list[str]:
     names = [f"{t}.csv" for t in TABLES] if "csv" in formats else []
     names += ["kernels.parquet"] if "parquet" in formats else []
     names += ["mfu_report.xlsx"] if "xlsx" in formats else []
-    return [*names, "summary.json", "summary.md"]
+    return [*names, "summary.json", "advice.json", "summary.md"]
 
 
 def analysis_sources(result: object) -> list[Path]:
@@ -112,14 +117,15 @@ def analysis_sources(result: object) -> list[Path]:
 
 
 def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv", "parquet"),
-                    force: bool = False, also: Iterable[str] = ()) -> list[Path]:
-    """Write the annotated kernels and every aggregate of an analysis into ``folder``.
+                    lang: str = "en", force: bool = False, also: Iterable[str] = ()) -> list[Path]:
+    """Write the annotated kernels, every aggregate and the advisor's findings of an analysis into ``folder``.
 
     Args:
         result: A :class:`~mfu_desktop.core.cluster.folder.FolderAnalysis`.
         folder: Target folder (created; never inside or above a profile; new, empty or an earlier export).
         formats: Any of ``csv``, ``parquet``, ``xlsx`` for the tables; JSON and Markdown are
-            always written.
+            always written (``summary.json``, ``advice.json``, ``summary.md``).
+        lang: Language of the findings' texts (``en`` or ``zh_CN``).
         force: Replace the files of an earlier export in ``folder``.
         also: Files the caller writes there too (the window's charts), checked with these.
 
@@ -128,6 +134,7 @@ def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv
             not write, an earlier export without ``force`` (:class:`OverwriteRefused`), or an
             unwritable folder.
     """
+    from mfu_desktop.core.advisor.advice import advise
     from mfu_desktop.core.cluster.folder import analysis_json
 
     formats = set(formats)
@@ -146,8 +153,10 @@ def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv
             parts.append(frame)
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
-    tables = {name: tagged(name) for name in TABLES[:-1]}
+    tables = {name: tagged(name) for name in TABLES[:-2]}
     tables["cluster"] = result.cluster.table
+    advice = advise(result)
+    tables["findings"] = findings_table(advice, lang)
     for name, frame in tables.items():
         if "csv" in formats:
             written.append(write_csv(frame, folder / f"{name}.csv"))
@@ -158,6 +167,7 @@ def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv
                              folder / "mfu_report.xlsx")
         written.append(path)
     written.append(write_json(analysis_json(result), folder / "summary.json"))
-    written.append(write_text(markdown_summary(result), folder / "summary.md"))
+    written.append(write_json(advice_document(advice, lang), folder / "advice.json"))
+    written.append(write_text(markdown_summary(result, advice, lang), folder / "summary.md"))
     mark_output_folder(folder, "analysis export", written)
     return written
