@@ -26,10 +26,15 @@ def test_a_console_that_cannot_hold_mu(monkeypatch, encoding):
     assert "time per call: 200 us" in text and "51,539,607,552" in text
 
 
-def test_gbk_keeps_chinese_and_replaces_only_what_it_lacks(monkeypatch):
+def test_gbk_keeps_chinese_and_replaces_only_what_it_lacks(monkeypatch, tmp_path):
+    from tests.helpers import kernel_row, make_rank
+
+    make_rank(tmp_path, "r_ascend_pt", 0, [kernel_row("mm", "MatMulV2", "AI_CORE", "1767225600000001.000", 800.0,
+                                                       "4096,4096;4096,4096", "DT_BF16;DT_BF16", "4096,4096",
+                                                       "DT_BF16")])
     out = io.TextIOWrapper(io.BytesIO(), encoding="gbk", newline="\n")
     monkeypatch.setattr(sys, "stdout", out)
-    assert mfu(["analyze", "--demo", "--ranks", "0"]) == 0
+    assert mfu(["analyze", str(tmp_path), "--chip", "910B2"]) == 0
     out.flush()
     text = out.buffer.getvalue().decode("gbk")
     assert "算子达成率" in text and "us per step" in text and "µ" not in text

@@ -71,9 +71,14 @@ def test_other_rows_and_columns_are_kept_as_written(tmp_path):
     assert lines[3] == "Ascend 910B2,Ascend 910C,advertised,attention,2,\"b vs c, 2026-12-01\","
 
 
-def test_mfu_predict_survives_a_damaged_calibration_file(capsys):
+def test_mfu_predict_survives_a_damaged_calibration_file(capsys, tmp_path):
+    from tests.helpers import kernel_row, make_rank
+
+    make_rank(tmp_path, "r_ascend_pt", 0, [kernel_row("mm", "MatMulV2", "AI_CORE", "1767225600000001.000", 800.0,
+                                                       "4096,4096;4096,4096", "DT_BF16;DT_BF16", "4096,4096",
+                                                       "DT_BF16")])
     path = user_calibration_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(OLD + f"A,B,advertised,matmul,1.0,{'x' * 200_000}\n", encoding="utf-8")
-    assert mfu(["predict", "--demo", "--targets", "910C", "--json"]) == 0
+    assert mfu(["predict", str(tmp_path), "--source", "910B2", "--targets", "910C", "--json"]) == 0
     assert "field larger than field limit" in capsys.readouterr().err
