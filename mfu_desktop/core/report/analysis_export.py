@@ -39,11 +39,10 @@ def markdown_summary(result: object, advice: Advice | None = None, lang: str = "
 
     Leads with the ranks, then the advisor's findings (what to fix first, when ``advice`` is
     given), then the top kernels by lost time (measured − roofline-attainable) of every rank;
-    states the conventions and the fallback tier of every rank.
+    states the conventions and the fallback tier of every rank. Text from the profile
+    (operator types, shapes, reasons, warnings) is escaped: it is shown, never read as Markdown.
     """
-    from mfu_desktop.core.analysis.roofline_figures import judged_figure, roofline_text
     from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
-    from mfu_desktop.core.cluster.rank_document import rank_roofline
 
     lines = ["# MFU Desktop report", "", f"Reading the numbers: {PER_STEP_CONVENTION}.", ""]
     ranks = getattr(result, "ranks", [])
@@ -51,44 +50,11 @@ def markdown_summary(result: object, advice: Advice | None = None, lang: str = "
               "| rank | chip | kernels (total) | counted (total) | steps | step time (µs) | achieved TFLOP/s "
               "| operator MFU | step MFU | cube util | tier |",
               "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in ranks:
-        s = r.summary
-        mfu = _fmt(s.mfu_ops, "pct") if s.mfu_ops is not None else (
-            f"{pct(s.mfu_ops_range[0])}–{pct(s.mfu_ops_range[1])}" if s.mfu_ops_range else "–")
-        step = _fmt(s.mfu_step, "pct") if s.mfu_step is not None else (
-            f"{pct(s.mfu_step_range[0])}–{pct(s.mfu_step_range[1])}" if s.mfu_step_range else "–")
-        lines.append(f"| {s.rank} | {markdown_text(s.chip or 'not confirmed')} | {s.kernels} | {s.countable_kernels} | "
-                     f"{s.steps} | {_fmt(s.step_time_us)} | {_fmt(s.achieved_tflops)} | {mfu} | {step} | "
-                     f"{_fmt(s.cube_utilization, 'pct')} | "
-                     f"{s.tier.tier} ({markdown_text(s.tier.label)}) |")
+    lines += [_rank_row(r.summary) for r in ranks]
     if advice is not None:
         lines += ["", *advice_markdown(advice, lang)]
     for r in ranks:
-        s = r.summary
-        lines += ["", f"## Rank {s.rank}: top kernels by lost time (measured − roofline-attainable)", "",
-                  f"Peak: {markdown_text(s.peak_source)}", ""]
-        roof = roofline_text(rank_roofline(r))
-        if roof:
-            lines += [f"Roofline: {roof}", ""]
-        if not r.hot_by_lost.empty:
-            lines += ["| type | input shapes | calls/step | time (µs/step) | MFU / BW | lost (µs/step) |",
-                      "|---|---|---|---|---|---|"]
-            for row in r.hot_by_lost.to_dict("records"):
-                label, value = judged_figure(row)
-                figure = f"{label} {_fmt(value, 'pct')}" if value is not None else "–"
-                lines.append(f"| {markdown_text(row['type'])} | {markdown_code(row['input_shapes'])} | "
-                             f"{calls(row['count'])} | "
-                             f"{_fmt(row['time_us'])} | {figure} | {_fmt(row['lost_us'])} |")
-        else:
-            lines.append("No kernel has a lost time (no FLOPs-based MFU and no bytes). "
-                         + markdown_text(" ".join(s.tier.why)))
-        if not r.excluded.empty:
-            lines += ["", "Excluded from FLOPs-based MFU (per step):", ""]
-            for row in r.excluded.itertuples(index=False):
-                lines.append(f"- {markdown_text(row.type)} × {calls(row.count)} ({_fmt(row.time_us)} µs): "
-                             f"{markdown_text(row.reason)}")
-        if r.warnings:
-            lines += ["", "Warnings:", ""] + [f"- {markdown_text(w)}" for w in r.warnings]
+        lines += _rank_section(r)
     options = getattr(result, "options", None)
     if options is not None:
         lines += ["", "## Conventions", ""] + [f"- {markdown_text(c)}" for c in options.describe()]
@@ -96,6 +62,48 @@ def markdown_summary(result: object, advice: Advice | None = None, lang: str = "
     if warnings:
         lines += ["", "## Warnings", ""] + [f"- {markdown_text(w)}" for w in warnings]
     return "\n".join(lines) + "\n"
+
+
+def _rank_row(s: object) -> str:
+    """A rank's line of the Ranks table (its MFU as a range while the chip is not confirmed)."""
+    mfu = _fmt(s.mfu_ops, "pct") if s.mfu_ops is not None else (
+        f"{pct(s.mfu_ops_range[0])}–{pct(s.mfu_ops_range[1])}" if s.mfu_ops_range else "–")
+    step = _fmt(s.mfu_step, "pct") if s.mfu_step is not None else (
+        f"{pct(s.mfu_step_range[0])}–{pct(s.mfu_step_range[1])}" if s.mfu_step_range else "–")
+    return (f"| {s.rank} | {markdown_text(s.chip or 'not confirmed')} | {s.kernels} | {s.countable_kernels} | "
+            f"{s.steps} | {_fmt(s.step_time_us)} | {_fmt(s.achieved_tflops)} | {mfu} | {step} | "
+            f"{_fmt(s.cube_utilization, 'pct')} | {s.tier.tier} ({markdown_text(s.tier.label)}) |")
+
+
+def _rank_section(r: object) -> list[str]:
+    """A rank's section: its peak and roofline, top kernels by lost time, exclusions and warnings."""
+    from mfu_desktop.core.analysis.roofline_figures import judged_figure, roofline_text
+    from mfu_desktop.core.cluster.rank_document import rank_roofline
+
+    s = r.summary
+    lines = ["", f"## Rank {s.rank}: top kernels by lost time (measured − roofline-attainable)", "",
+             f"Peak: {markdown_text(s.peak_source)}", ""]
+    roof = roofline_text(rank_roofline(r))
+    if roof:
+        lines += [f"Roofline: {roof}", ""]
+    if not r.hot_by_lost.empty:
+        lines += ["| type | input shapes | calls/step | time (µs/step) | MFU / BW | lost (µs/step) |",
+                  "|---|---|---|---|---|---|"]
+        for row in r.hot_by_lost.to_dict("records"):
+            label, value = judged_figure(row)
+            figure = f"{label} {_fmt(value, 'pct')}" if value is not None else "–"
+            lines.append(f"| {markdown_text(row['type'])} | {markdown_code(row['input_shapes'])} | "
+                         f"{calls(row['count'])} | {_fmt(row['time_us'])} | {figure} | {_fmt(row['lost_us'])} |")
+    else:
+        lines.append("No kernel has a lost time (no FLOPs-based MFU and no bytes). "
+                     + markdown_text(" ".join(s.tier.why)))
+    if not r.excluded.empty:
+        lines += ["", "Excluded from FLOPs-based MFU (per step):", ""]
+        lines += [f"- {markdown_text(row.type)} × {calls(row.count)} ({_fmt(row.time_us)} µs): "
+                  f"{markdown_text(row.reason)}" for row in r.excluded.itertuples(index=False)]
+    if r.warnings:
+        lines += ["", "Warnings:", ""] + [f"- {markdown_text(w)}" for w in r.warnings]
+    return lines
 
 
 #: The tables of an analysis export, in the order they are written.

@@ -65,18 +65,22 @@ def _msprof_files(prof: Path) -> dict[str, list[Path]]:
     return out
 
 
-def torch_rank(path: Path, root: Path, output: Path) -> RankFolder:
-    """A torch_npu / MindSpore rank folder and the files of its output folder."""
-    producer = "mindspore" if path.name.endswith("_ascend_ms") else "torch_npu"
-    rank = RankFolder(path=path, root=root, producer=producer, reader=AscendTorchReader.name, output_dir=output)
+def _listings(path: Path, output: Path) -> tuple[list, list, str | None]:
+    """The entries of a rank folder and of its output folder, and why one cannot be listed (``None``: both can)."""
     own, reason = list_dir_or_reason(path)
     if reason is None and is_folder(output) and output != path:
         outputs, reason = list_dir_or_reason(output)
         where = output
     else:
         outputs, where = (own if output == path else []), path
-    if reason is not None:
-        rank.unreadable = f"{where} cannot be listed ({reason})"
+    return own, outputs, (f"{where} cannot be listed ({reason})" if reason is not None else None)
+
+
+def torch_rank(path: Path, root: Path, output: Path) -> RankFolder:
+    """A torch_npu / MindSpore rank folder and the files of its output folder."""
+    producer = "mindspore" if path.name.endswith("_ascend_ms") else "torch_npu"
+    rank = RankFolder(path=path, root=root, producer=producer, reader=AscendTorchReader.name, output_dir=output)
+    own, outputs, rank.unreadable = _listings(path, output)
     for entry in outputs:
         name = entry.name
         p = Path(entry.path)
