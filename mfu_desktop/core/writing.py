@@ -137,8 +137,10 @@ def refuse_profile_destination(target: Path, sources: Iterable[Path]) -> None:
 
     Refused: a folder inside, equal to or above (an ancestor of) any analysed path; a folder
     whose name, or an ancestor's, is a profile folder's (``*_ascend_pt``, ``ASCEND_PROFILER_OUTPUT``,
-    ``PROF_*`` …); a folder inside one that holds rank folders (a cluster root); an existing
-    folder that holds profiler files or PyTorch profiler traces itself.
+    ``PROF_*`` …); an existing folder that holds rank folders (a cluster root), profiler files
+    or PyTorch profiler traces itself. A new folder beside rank folders that are not analysed
+    (``~/report`` when ``~/rank0_ascend_pt`` is elsewhere in the home folder) is fine: nothing of
+    a profile is written into.
 
     Args:
         target: The folder to write into (it may not exist yet).
@@ -173,9 +175,9 @@ def _profile_reason(target: Path, sources: Iterable[Path]) -> tuple[str, Path] |
     for folder in (resolved, *resolved.parents):
         if PROFILE_FOLDER.match(folder.name):
             return f"{folder} is a profiler folder", _outermost(folder)
-        if folder != resolved and _holds(folder, PROFILE_FOLDER):
-            return f"{folder} holds profiler rank folders", _outermost(folder)
-    if _holds(resolved, PROFILE_FOLDER) or _holds(resolved, PROFILE_FILE):
+    if _holds(resolved, PROFILE_FOLDER):
+        return "it holds profiler rank folders (a cluster root)", _outermost(resolved)
+    if _holds(resolved, PROFILE_FILE):
         return "it holds profiler files", _outermost(resolved)
     return None
 

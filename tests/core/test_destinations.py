@@ -58,7 +58,7 @@ def test_every_kind_of_profile_folder_is_refused(cluster):
         tmp / "other" / "r7_ascend_pt" / "x": "is a profiler folder",  # another rank, not analysed
         tmp / "other" / "r7_ascend_pt" / "ASCEND_PROFILER_OUTPUT": "is a profiler folder",
         tmp / "other" / "PROF_000001_x" / "mindstudio_profiler_output": "is a profiler folder",
-        tmp / "other" / "exports": "holds profiler rank folders",  # inside another cluster root
+        tmp / "other": "holds profiler rank folders",  # another cluster root itself
         tmp / "traces": "it holds profiler files",  # a folder of traces
     }
     for target, why in cases.items():
@@ -67,6 +67,7 @@ def test_every_kind_of_profile_folder_is_refused(cluster):
         assert message.startswith(f"refusing to write into {target}: ")
     refuse_profile_destination(tmp / "reports" / "job", [cluster])  # a new folder beside: fine
     refuse_profile_destination(tmp / "traces-report", [cluster])
+    refuse_profile_destination(tmp / "other" / "exports", [cluster])  # a new folder beside ranks not analysed
 
 
 def test_the_refusal_says_where_to_write_instead(cluster):

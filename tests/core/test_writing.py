@@ -90,9 +90,9 @@ def test_nothing_is_written_inside_a_profile_folder(tmp_path: Path):
     for inside in (profile, profile / "ASCEND_PROFILER_OUTPUT", profile / "new" / "deeper"):
         with pytest.raises(ExportError, match="refusing to write into"):
             refuse_profile_destination(inside, [profile])
-    with pytest.raises(ExportError, match="holds profiler rank folders"):  # inside the cluster root
-        refuse_profile_destination(tmp_path / "exports", [profile])
-    refuse_profile_destination(tmp_path.parent / f"{tmp_path.name}-exports", [profile])  # beside it: fine
+    with pytest.raises(ExportError, match="is inside it"):  # the cluster root holding the rank
+        refuse_profile_destination(tmp_path, [profile])
+    refuse_profile_destination(tmp_path / "exports", [profile])  # a new folder beside the rank: fine
 
 
 def test_markdown_from_a_profile_is_shown_literally():
