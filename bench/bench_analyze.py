@@ -134,7 +134,7 @@ def main() -> int:
     cache_mb = sum(p.stat().st_size for p in (work / "cache").rglob("*") if p.is_file()) / 2**20
     rows["(e) mfu analyze --json, cached"] = best(mfu)
     # (f) the app's case: one process analyses, then re-opens the unchanged folder (start-up excluded)
-    script = ("import sys, time; from mfu_desktop.core.profile_analysis import analyze_paths; "
+    script = ("import sys, time; from mfu_desktop.core.pipeline.analyze import analyze_paths; "
               f"p = [{str(profile)!r}]; t = time.perf_counter(); analyze_paths(p, use_cache=False); "
               "first = time.perf_counter() - t; analyze_paths(p); t = time.perf_counter(); analyze_paths(p); "
               "print(first, time.perf_counter() - t)")
