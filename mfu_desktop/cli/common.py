@@ -54,11 +54,15 @@ def tolerant_output() -> None:
                 pass
 
 
+#: Exit codes of every ``mfu`` command (README, "Command line").
 EXIT_OK = 0
+#: Nothing could be analysed (each reason on its own ``error:`` line).
 EXIT_NOTHING = 1
+#: A bad argument (one ``error:`` line naming it).
 EXIT_USAGE = 2
-#: Some ranks were lost (their task never came back): the output holds the others, a re-run completes it.
-EXIT_INCOMPLETE = 3
+#: The result is printed, but something given was skipped: a path that is not a profile, a rank that failed,
+#: a rank lost with its worker (``mfu summarize``).
+EXIT_PARTIAL = 3
 EXIT_CANCELLED = 130
 
 #: Parsers of commands that have sub-commands (their help is printed when the sub-command is missing).
@@ -70,13 +74,15 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (``mfu calc gemm: error: argument --m: ...``) and an epilog made when shown.
+    """argparse with one-line errors (``mfu calc gemm: error: …``), no abbreviations, an epilog made when shown.
 
-    ``epilog_text`` is called only when the help is printed (``mfu --help`` states the cache's
-    place and size, which takes a look at the disk).
+    ``--target`` never stands for ``--targets`` (nor ``--tar`` for either): an option is spelt in full
+    or it is an error. ``epilog_text`` is called only when the help is printed (``mfu --help``
+    states the cache's place and size, which takes a look at the disk).
     """
 
     def __init__(self, *args: object, epilog_text: Callable[[], str] | None = None, **kwargs: object) -> None:
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._epilog_text = epilog_text
 
@@ -150,6 +156,16 @@ def int_list(text: str) -> list[int]:
     if not values or any(v < 0 for v in values):
         raise argparse.ArgumentTypeError(f"{text!r} must list non-negative integers")
     return values
+
+
+def name_list(text: str) -> list[str]:
+    """Comma-separated names (chips): at least one, none empty after trimming."""
+    names = [n.strip() for n in text.split(",")]
+    if not any(names):
+        raise argparse.ArgumentTypeError("is empty: give one or more comma-separated names")
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"{text!r} has an empty name between commas")
+    return names
 
 
 DTYPE_CHOICES = [d.value for d in ComputeDtype]

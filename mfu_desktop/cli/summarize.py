@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mfu_desktop.cli.common import EXIT_CANCELLED, EXIT_INCOMPLETE, EXIT_NOTHING, EXIT_OK, EXIT_USAGE
-from mfu_desktop.cli.profile_options import add_analysis_options, nothing_analysed
+from mfu_desktop.cli.common import EXIT_CANCELLED, EXIT_NOTHING, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
+from mfu_desktop.cli.profile_options import add_analysis_options, nothing_analysed, split_sources
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
 
 if TYPE_CHECKING:
@@ -131,14 +131,18 @@ def _run_summary(args: argparse.Namespace, options: AnalysisOptions, catalog: Ch
 def _report(args: argparse.Namespace, result: SummarizeResult, elapsed: float) -> int:
     """Print what was summarised, reused and not, and where the summary is; the exit code says how it went.
 
-    0: every rank summarised or reported as failed by its own files; 3 (:data:`EXIT_INCOMPLETE`):
-    ranks lost with their workers (a re-run completes them); 130: cancelled; 1: nothing summarised.
+    Returns:
+        :data:`EXIT_OK`; :data:`EXIT_PARTIAL` when a path held no profile or a rank failed (ranks lost with
+        their workers included: a re-run completes them); :data:`EXIT_NOTHING` when nothing was
+        summarised; :data:`EXIT_CANCELLED` on Ctrl+C.
     """
     print(f"{result.ranks} rank(s): {result.summarised} summarised, {result.reused} unchanged since the last run, "
           f"{len(result.failed)} not summarised — {elapsed:.1f} s on {result.runner}")
     for entry in result.failed:
         print(f"   rank {entry.rank} ({entry.path}): {entry.reason}")
     print(f"summary: {result.manifest.parent}  (open it with mfu analyze, mfu predict or the window)")
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if result.cancelled:
         print("mfu summarize: cancelled: the ranks done so far are written; run again to complete",
               file=sys.stderr)
@@ -148,5 +152,5 @@ def _report(args: argparse.Namespace, result: SummarizeResult, elapsed: float) -
     if result.lost:
         print(f"mfu summarize: error: {result.lost} rank(s) lost: their tasks never came back (a worker lost, or no "
               "worker left); the summary holds the others: run again to complete it", file=sys.stderr)
-        return EXIT_INCOMPLETE
-    return EXIT_OK
+    _, skipped = split_sources([str(p) for p in args.paths], result.rank_paths)
+    return EXIT_PARTIAL if skipped or result.failed else EXIT_OK

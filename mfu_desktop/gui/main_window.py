@@ -511,6 +511,7 @@ class MainWindow(QMainWindow):
         self.calculator.set_catalog(catalog)
         self.prediction.set_catalog(catalog)
         self.profiler.set_catalog(catalog)
+        self.compare.set_catalog(catalog)
         if catalog.problems:
             self.info.show_message("\n".join(catalog.problems[:5]))
         self.show_status(self.tr("Chip catalog reloaded: {0} chips").format(len(catalog.chips)))

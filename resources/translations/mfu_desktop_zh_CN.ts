@@ -746,6 +746,14 @@
         <translation>BASE 调用次数/step</translation>
     </message>
     <message>
+        <source>op calls: an aten::mm is one call whatever the kernels it launched</source>
+        <translation>算子调用次数：一次 aten::mm 无论下发几个 kernel 都算一次调用</translation>
+    </message>
+    <message>
+        <source>BASE kernels/step</source>
+        <translation>BASE 每 step kernel 数</translation>
+    </message>
+    <message>
         <source>BASE time (µs/step)</source>
         <translation>BASE 耗时（µs/step）</translation>
     </message>
@@ -756,6 +764,10 @@
     <message>
         <source>NEW calls/step</source>
         <translation>NEW 调用次数/step</translation>
+    </message>
+    <message>
+        <source>NEW kernels/step</source>
+        <translation>NEW 每 step kernel 数</translation>
     </message>
     <message>
         <source>NEW time (µs/step)</source>
@@ -934,6 +946,10 @@
         <translation>实测 − Roofline 可达时间 (t − t*)；无字节数的已计入 kernel 为 耗时 × (1 − MFU)</translation>
     </message>
     <message>
+        <source>the kernel&apos;s short display name; the full name is the cell&apos;s tooltip and in the detail pane</source>
+        <translation>kernel 的简短显示名；完整名称见单元格提示和详情面板</translation>
+    </message>
+    <message>
         <source>Output shapes</source>
         <translation>输出 shape</translation>
     </message>
@@ -998,6 +1014,10 @@
         <translation>开始时间 (ns)</translation>
     </message>
     <message>
+        <source>Kernels/step</source>
+        <translation>每 step kernel 数</translation>
+    </message>
+    <message>
         <source>Calls/step</source>
         <translation>每 step 调用次数</translation>
     </message>
@@ -1022,8 +1042,12 @@
         <translation>每 step FLOPs</translation>
     </message>
     <message>
-        <source>Mean per call (µs)</source>
-        <translation>单次平均 (µs)</translation>
+        <source>FLOPs per kernel</source>
+        <translation>单个 kernel FLOPs</translation>
+    </message>
+    <message>
+        <source>Mean per kernel (µs)</source>
+        <translation>单个 kernel 平均耗时 (µs)</translation>
     </message>
     <message>
         <source>Lost (µs/step)</source>
@@ -1092,10 +1116,6 @@
     <message>
         <source>Counted</source>
         <translation>计入数</translation>
-    </message>
-    <message>
-        <source>FLOPs per call</source>
-        <translation>单次调用 FLOPs</translation>
     </message>
     <message>
         <source>Computing (µs)</source>
@@ -1177,6 +1197,10 @@
         <translation>选择 NEW…</translation>
     </message>
     <message>
+        <source>The chip NEW ran on: detected from the profile, or chosen here when the profile does not say (BASE&apos;s chip: the Profiler tab&apos;s Assumptions)</source>
+        <translation>NEW 运行的芯片：从性能数据识别，数据未注明时在此选择（BASE 的芯片：在 Profiling 分析页的“假设”中设置）</translation>
+    </message>
+    <message>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
@@ -1187,6 +1211,10 @@
     <message>
         <source>Chip vs chip: fit measured ÷ predicted per category (matmul, attention, element-wise) on both bases and keep the factors for this chip pair; later predictions use and name them</source>
         <translation>芯片对比：按类别（矩阵乘、注意力、逐元素）在两种换算基准下拟合 实测 ÷ 预估，并为这对芯片保存系数；之后的预估会使用并注明这些系数</translation>
+    </message>
+    <message>
+        <source>NEW&apos;s chip:</source>
+        <translation>NEW 芯片：</translation>
     </message>
     <message>
         <source>Step time (µs per step)</source>
@@ -1229,6 +1257,10 @@
         <translation>说明</translation>
     </message>
     <message>
+        <source>detected</source>
+        <translation>自动识别</translation>
+    </message>
+    <message>
         <source>BASE: {0} ({1} rank(s))</source>
         <translation>BASE：{0}（{1} 个 rank）</translation>
     </message>
@@ -1247,6 +1279,10 @@
     <message>
         <source>Choose the NEW profile to compare with.</source>
         <translation>请选择要对比的 NEW 性能数据。</translation>
+    </message>
+    <message>
+        <source>NEW&apos;s chip</source>
+        <translation>NEW 芯片</translation>
     </message>
     <message>
         <source>Comparing with {0}…</source>
@@ -1293,6 +1329,14 @@
         <translation>正在保存校准</translation>
     </message>
     <message>
+        <source>NEW&apos;s chip is not confirmed: choose it in NEW&apos;s chip</source>
+        <translation>NEW 的芯片未确认：请在“NEW 芯片”中选择</translation>
+    </message>
+    <message>
+        <source>BASE&apos;s chip is not confirmed: set it in the Profiler tab&apos;s Assumptions</source>
+        <translation>BASE 的芯片未确认：请在 Profiling 分析页的“假设”中设置</translation>
+    </message>
+    <message>
         <source>speed-up: {0} → {1} µs ({2:+,.1f})</source>
         <translation>加速比：{0} → {1} µs（{2:+,.1f}）</translation>
     </message>
@@ -1315,6 +1359,10 @@
     <message>
         <source>step predicted {0} µs, measured {1} µs</source>
         <translation>step 预估 {0} µs，实测 {1} µs</translation>
+    </message>
+    <message>
+        <source>chip not confirmed</source>
+        <translation>芯片未确认</translation>
     </message>
     <message>
         <source>same chip</source>

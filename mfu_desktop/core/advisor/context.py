@@ -22,6 +22,7 @@ from mfu_desktop.core.analysis.classify import CLASSES, KernelClass
 from mfu_desktop.core.analysis.families import family_of
 from mfu_desktop.core.analysis.grouping import codes_of, group_ids, lookup, sums
 from mfu_desktop.core.analysis.idle import DeviceTime, device_time
+from mfu_desktop.core.analysis.kernel_names import short_name
 from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.rank import RankAnalysis
 from mfu_desktop.core.chips.catalog import CatalogError, chip_peak
@@ -270,9 +271,9 @@ class RankContext:
         return out
 
     def _label(self, row: int) -> str:
-        """``type [input shapes]`` of one kernel (the display type alone when it has no shapes)."""
+        """``type [input shapes]`` of one kernel (the display type alone when it has no shapes), names shortened."""
         code = self.type_codes[row]
-        name = self.type_names[code] if code >= 0 else "N/A"
+        name = short_name(self.type_names[code]) if code >= 0 else "N/A"
         if C.INPUT_SHAPES in self.kernels.columns:
             shapes = self.kernels[C.INPUT_SHAPES].iloc[row]
             if isinstance(shapes, str) and shapes.strip('"') not in ("", "N/A"):

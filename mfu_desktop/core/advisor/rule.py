@@ -17,6 +17,7 @@ from typing import ClassVar
 
 from mfu_desktop.core.advisor.context import RankContext
 from mfu_desktop.core.advisor.finding import Confidence, Finding, Text
+from mfu_desktop.core.chips.vendor_terms import vendor_terms
 from mfu_desktop.core.numbers import finite_number, sig
 
 #: The default materiality: a finding worth less than this share of the step is not reported.
@@ -43,9 +44,19 @@ class Rule:
         raise NotImplementedError
 
     def finding(self, ctx: RankContext, time_at_stake_us: float, confidence: Confidence, **fields) -> Finding:
-        """A finding of this rule on ``ctx``'s rank (texts are written later by :meth:`describe`)."""
+        """A finding of this rule on ``ctx``'s rank (texts are written later by :meth:`describe`).
+
+        Its facts gain ``vendor`` (the rank's: ``Huawei``, ``NVIDIA``, ``AMD``, ``GPU``), so that
+        :meth:`describe` gives advice in that vendor's terms (:func:`for_vendor`).
+        """
+        facts = {"vendor": ctx.rank.folder.vendor, **fields.pop("facts", {})}
         return Finding(self.id, self.title, float(time_at_stake_us), ctx.step_us, confidence,
-                       ranks=[ctx.rank.rank], **fields)
+                       ranks=[ctx.rank.rank], facts=facts, **fields)
+
+
+def for_vendor(finding: Finding, ascend: Text, gpu: Text) -> Text:
+    """The text in the vendor's terms of the finding's rank: ``gpu`` on NVIDIA/AMD ranks, else ``ascend``."""
+    return gpu if vendor_terms(str(finding.facts.get("vendor") or "")).gpu else ascend
 
 
 def material(ctx: RankContext, time_us: float, share: float = MATERIAL_SHARE) -> bool:

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import as_completed as futures_completed
+from pathlib import Path
 from typing import Any
 
-#: The hint printed when Dask is needed and missing.
-CLUSTER_EXTRA_HINT = 'Dask is not installed: pip install "mfu-desktop[cluster]" (or drop --scheduler/--workers)'
 #: Seconds to reach a scheduler and hear it answer.
 CONNECT_TIMEOUT_S = 30.0
 #: Seconds to wait for a scheduler without workers to get one.
@@ -35,6 +35,25 @@ WORKERS_TIMEOUT_S = 60.0
 NO_WORKERS_TIMEOUT_S = 120.0
 #: Seconds between two looks at the cluster while nothing finishes.
 _POLL_S = 0.2
+
+
+def cluster_extra_hint() -> str:
+    """How to install Dask into the environment this MFU Desktop runs from (the package is on no index).
+
+    From a checkout (the package's own folder holds ``pyproject.toml``): the ``cluster`` extra of
+    that checkout; otherwise Dask itself, with the interpreter running ``mfu`` so that it lands in
+    the same environment; the frozen bundle cannot take Dask.
+    """
+    if getattr(sys, "frozen", False):
+        return ("Dask is not installed and the bundled app cannot take it: run mfu summarize from a pip install "
+                "(in a checkout: pip install \".[cluster]\"), or drop --scheduler/--workers")
+    python = sys.executable or "python3"
+    checkout = Path(__file__).resolve().parents[3]
+    if (checkout / "pyproject.toml").is_file():
+        return (f'Dask is not installed: {python} -m pip install -e "{checkout}[cluster]" '
+                "(or drop --scheduler/--workers)")
+    return (f'Dask is not installed: {python} -m pip install "dask[distributed]>=2024.1" (what the cluster extra '
+            'holds; from a checkout: pip install ".[cluster]"), or drop --scheduler/--workers')
 
 
 class MissingExtra(RuntimeError):
@@ -94,7 +113,7 @@ class DaskRunner(Runner):
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            raise MissingExtra(CLUSTER_EXTRA_HINT) from None
+            raise MissingExtra(cluster_extra_hint()) from None
         self._cluster = None
         if scheduler:
             workers_now = probe_scheduler(scheduler)

@@ -69,6 +69,10 @@ class SummarizeResult:
     runner: str = ""
     analysed: list[str] = field(default_factory=list)  # paths of the ranks analysed in this run
     lost: int = 0  # ranks whose task never came back (worker lost, no worker left): a re-run completes them
+    #: What discovery said about the paths given (a path that does not exist, a folder without ranks …).
+    warnings: list[str] = field(default_factory=list)
+    #: Every rank folder found (summarised, reused or failed).
+    rank_paths: list[str] = field(default_factory=list)
 
 
 def _options_record(options: AnalysisOptions, catalog: ChipCatalog) -> dict[str, Any]:
@@ -114,7 +118,8 @@ def summarize(paths: list[Path], out: Path, options: AnalysisOptions, catalog: C
                              options.describe(), options.top_n, list(found.warnings), previous)
     return SummarizeResult(manifest, len(entries), done - failed, reused, [e for e in entries if e.status != "ok"],
                            cancelled, runner.description, analysed + [e.path for e in todo.values()],
-                           sum(e.status == "lost" for e in entries))
+                           lost=sum(e.status == "lost" for e in entries), warnings=list(found.warnings),
+                           rank_paths=[e.path for e in entries])
 
 
 def _submit_ranks(folders: list[RankFolder], previous: set[str], options: AnalysisOptions, catalog: ChipCatalog,

@@ -38,6 +38,9 @@ ATTRIBUTES = "attributes"
 #: The share of its op's FLOPs a kernel carries (an op's FLOPs spread over its kernels by time; 1 on Ascend).
 FLOPS_SHARE = "flops_share"
 STREAM_ID = "stream_id"
+#: The framework op call a kernel belongs to (an id unique within the rank, −1: none). A GPU op may launch
+#: several kernels (cuBLAS: a GEMM and a memset per ``aten::mm``); readers without it have one kernel per call.
+OP_CALL = "op_call"
 #: FLOPs a producer recorded for the call a kernel belongs to, this kernel's share (MSTX ``mfu_flops``).
 RECORDED_FLOPS = "recorded_flops"
 #: Which recorded range a kernel belongs to (−1: none); recorded FLOPs are used per range.

@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
+from mfu_desktop.core.analysis.kernel_names import short_name
 from mfu_desktop.gui.bands import band_brushes
 from mfu_desktop.gui.charts.common import (
     SEGMENT_COLORS,
@@ -68,7 +69,8 @@ class HotOpsChart(QWidget):
         y = np.arange(len(table))
         brushes = band_brushes(judged_values(table))
         self.bars.setOpts(x0=np.zeros(len(table)), y=y, width=values, height=0.7, brushes=brushes)
-        self.labels = [f"{t} [{s}]" if s else str(t) for t, s in zip(table["type"], table.get("input_shapes", ""))]
+        self.labels = [f"{short_name(str(t))} [{s}]" if s else short_name(str(t))
+                       for t, s in zip(table["type"], table.get("input_shapes", ""))]
         set_category_ticks(self.plot.getAxis("left"), self.labels, max_len=31)
         self.plot.setYRange(-0.5, len(table) - 0.5, padding=0.02)
         self.plot.setXRange(0, max(values.max(), 1e-9), padding=0.05)
@@ -103,10 +105,10 @@ def scatter_points(duration_us: np.ndarray | None, mfu: np.ndarray | None,
         label = np.full(len(rows), "", dtype=object)
     elif isinstance(names.dtype, pd.CategoricalDtype):
         codes = names.cat.codes.to_numpy()[rows]
-        categories = np.asarray(names.cat.categories, dtype=object)
+        categories = np.asarray([short_name(str(c)) for c in names.cat.categories], dtype=object)
         label = np.where(codes >= 0, categories[np.maximum(codes, 0)] if len(categories) else "", "")
     else:
-        label = names.to_numpy(dtype=object)[rows]
+        label = np.asarray([short_name(str(n)) for n in names.to_numpy(dtype=object)[rows]], dtype=object)
     return ScatterPoints(x=np.log10(np.maximum(dur[rows], 1e-3)), mfu=mfu[rows], rows=rows,
                          data=[(int(r), str(n)) for r, n in zip(rows, label)], counted=int(finite.sum()))
 

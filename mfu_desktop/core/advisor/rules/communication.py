@@ -15,7 +15,7 @@ import numpy as np
 
 from mfu_desktop.core.advisor.context import RankContext
 from mfu_desktop.core.advisor.finding import Confidence, Evidence, EvidenceKind, Finding, Text
-from mfu_desktop.core.advisor.rule import Rule, material, of_step, share, us
+from mfu_desktop.core.advisor.rule import Rule, for_vendor, material, of_step, share, us
 from mfu_desktop.core.analysis.classify import KernelClass
 from mfu_desktop.core.numbers import finite_number
 
@@ -27,12 +27,20 @@ _TRANSFER = Text(
     "--overlap-grad-reduce and --overlap-param-gather), communication on its own stream, tensor-parallel "
     "collectives fused with their matmuls (MC2: MatmulAllReduce, AllGatherMatmul); or move fewer bytes (BF16 "
     "gradients, a ZeRO stage that shards less often, tensor parallelism kept inside a node) and check the link "
-    "(HCCS vs RoCE, HCCL_BUFFSIZE, HCCL_INTRA_ROCE_ENABLE).",
+    "({link}).",
     "真实通信：让它与计算重叠——梯度分桶重叠（DDP bucket_cap_mb；Megatron/MindSpeed --overlap-grad-reduce 与 "
     "--overlap-param-gather）、通信放在独立的流上、张量并行的集合通信与其 matmul 融合（MC2：MatmulAllReduce、"
     "AllGatherMatmul）；或减少传输字节（BF16 梯度、切分频率更低的 ZeRO stage、张量并行限制在节点内），并检查链路"
-    "（HCCS 与 RoCE、HCCL_BUFFSIZE、HCCL_INTRA_ROCE_ENABLE）。",
+    "（{link}）。",
 )
+#: The link settings to check, per vendor (Ascend: HCCL over HCCS/RoCE; GPUs: NCCL/RCCL over NVLink/xGMI).
+_LINK_ASCEND = Text("HCCS vs RoCE, HCCL_BUFFSIZE, HCCL_INTRA_ROCE_ENABLE",
+                    "HCCS 与 RoCE、HCCL_BUFFSIZE、HCCL_INTRA_ROCE_ENABLE")
+_LINK_GPU = Text("NVLink/xGMI inside a node vs the network between nodes, NCCL_BUFFSIZE, NCCL_ALGO/NCCL_PROTO; "
+                 "on AMD the same NCCL_* variables set RCCL",
+                 "节点内 NVLink/xGMI 与节点间网络、NCCL_BUFFSIZE、NCCL_ALGO/NCCL_PROTO；"
+                 "AMD 上 RCCL 使用同样的 NCCL_* 变量")
+
 _WAIT = Text(
     "Waiting: this rank sits in collectives until the others arrive. Balance the work across ranks (the slow "
     "ranks' computing below; pipeline stages, uneven sequence lengths, MoE experts), look for a straggler's own "
@@ -91,7 +99,9 @@ class CommunicationNotOverlapped(Rule):
         if f.get("this_rank_slow") == "yes":
             summary_en += " This rank is itself one of the slow ranks: the others wait for it."
             summary_zh += "该 rank 本身就是慢 rank：其他 rank 在等它。"
-        parts = [_TRANSFER, _WAIT] if transfer >= wait else [_WAIT, _TRANSFER]
+        link = for_vendor(finding, _LINK_ASCEND, _LINK_GPU)
+        transfer_advice = Text(_TRANSFER.en.format(link=link.en), _TRANSFER.zh.format(link=link.zh))
+        parts = [transfer_advice, _WAIT] if transfer >= wait else [_WAIT, transfer_advice]
         return Text(summary_en, summary_zh), Text(" ".join(p.en for p in parts), "".join(p.zh for p in parts))
 
 

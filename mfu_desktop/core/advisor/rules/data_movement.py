@@ -15,7 +15,7 @@ import numpy as np
 
 from mfu_desktop.core.advisor.context import RankContext
 from mfu_desktop.core.advisor.finding import Confidence, Finding, Text
-from mfu_desktop.core.advisor.rule import Rule, material, of_step, us
+from mfu_desktop.core.advisor.rule import Rule, for_vendor, material, of_step, us
 from mfu_desktop.core.analysis.classify import KernelClass
 
 #: Reported from this share of the step: a few per cent of copies and casts is the normal price of a model.
@@ -24,19 +24,34 @@ DATA_MOVEMENT_SHARE = 0.05
 CAST = re.compile(r"Cast|_to_copy|aten::to\b")
 
 _ADVICE = Text(
-    "Transposes and format conversions (Transpose, TransData between ND and NZ): let the consumer read the "
-    "layout (matmuls take transposed operands: NT/TN layouts), keep tensors in one format (torch_npu: "
-    "torch.npu.config.allow_internal_format). Casts: keep one dtype through the model (autocast regions that "
+    "Transposes and format conversions ({formats}): let the consumer read the layout (matmuls take transposed "
+    "operands: NT/TN layouts){keep_format}. Casts: keep one dtype through the model (autocast regions that "
     "flip dtypes back and forth, FP32 master weights cast every micro-batch, a loss computed in FP32), or fuse "
-    "the cast into its producer. Copies (contiguous, clone, TensorMove, cat/split): avoid .contiguous() after a "
-    "view, preallocate and write in place, let the consumer take a list instead of a concatenation. Convolution "
-    "nets: torch.channels_last, so the library needs no NCHW ↔ NHWC transposes around each convolution.",
-    "转置与格式转换（Transpose、ND 与 NZ 之间的 TransData）：让下游直接读取该布局（matmul 支持转置输入：NT/TN 布局），"
-    "张量保持同一种格式（torch_npu：torch.npu.config.allow_internal_format）。类型转换：整个模型保持同一种数据类型"
-    "（autocast 区域来回切换类型、FP32 主权重每个 micro-batch 都要转换、loss 用 FP32 计算），或把转换融合进上游算子。"
-    "拷贝（contiguous、clone、TensorMove、cat/split）：避免在 view 之后调用 .contiguous()，预先分配并原地写入，"
+    "the cast into its producer. Copies ({copies}): avoid .contiguous() after a view, preallocate and write in "
+    "place, let the consumer take a list instead of a concatenation. Convolution nets: torch.channels_last, so the "
+    "library needs no NCHW ↔ NHWC transposes around each convolution.",
+    "转置与格式转换（{formats}）：让下游直接读取该布局（matmul 支持转置输入：NT/TN 布局）{keep_format}。类型转换："
+    "整个模型保持同一种数据类型（autocast 区域来回切换类型、FP32 主权重每个 micro-batch 都要转换、loss 用 FP32 计算），"
+    "或把转换融合进上游算子。拷贝（{copies}）：避免在 view 之后调用 .contiguous()，预先分配并原地写入，"
     "让下游接收列表而不是拼接后的张量。卷积网络：使用 torch.channels_last，库就不必在每个卷积前后做 NCHW ↔ NHWC 转置。",
 )
+#: The words of each vendor's kernels and settings in the advice.
+_ASCEND_WORDS = {"formats": Text("Transpose, TransData between ND and NZ", "Transpose、ND 与 NZ 之间的 TransData"),
+                 "keep_format": Text(", keep tensors in one format (torch_npu: torch.npu.config.allow_internal_format)",
+                                     "，张量保持同一种格式（torch_npu：torch.npu.config.allow_internal_format）"),
+                 "copies": Text("contiguous, clone, TensorMove, cat/split", "contiguous、clone、TensorMove、cat/split")}
+_GPU_WORDS = {"formats": Text("transpose and permute kernels, NCHW ↔ NHWC conversions",
+                              "transpose 与 permute kernel、NCHW ↔ NHWC 转换"),
+              "keep_format": Text("", ""),
+              "copies": Text("contiguous, clone, copy_, Memcpy DtoD, cat/split",
+                             "contiguous、clone、copy_、Memcpy DtoD、cat/split")}
+
+
+def advice_for(finding: Finding) -> Text:
+    """The advice in the words of the finding's vendor (Ascend formats and settings, or a GPU's kernels)."""
+    words = {k: for_vendor(finding, a, _GPU_WORDS[k]) for k, a in _ASCEND_WORDS.items()}
+    return Text(_ADVICE.en.format(**{k: w.en for k, w in words.items()}),
+                _ADVICE.zh.format(**{k: w.zh for k, w in words.items()}))
 
 
 class DataMovement(Rule):
@@ -72,7 +87,7 @@ class DataMovement(Rule):
             f"每 step 有 {n:,.4g} 个只搬运数据或转换类型的算子：{us(finding.time_at_stake_us)}{step.zh}，其中类型转换 "
             f"{us(casts)}。最大的几项：{types}。",
         )
-        return summary, _ADVICE
+        return summary, advice_for(finding)
 
 
 RULE = DataMovement()
