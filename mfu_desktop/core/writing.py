@@ -236,8 +236,11 @@ def check_output_folder(folder: Path, names: Iterable[str], force: bool = False)
                                "folder", replaced)
 
 
-def mark_output_folder(folder: Path, kind: str, written: Iterable[Path]) -> None:
+def mark_output_folder(folder: Path, kind: str, written: Iterable[Path]) -> Path:
     """Record in the folder's :data:`OUTPUT_MARKER` that MFU Desktop wrote these files there (an export of ``kind``).
+
+    Returns:
+        The marker (a file written too: exports list it with the others).
 
     Raises:
         ExportError: When the marker cannot be written.
@@ -250,7 +253,7 @@ def mark_output_folder(folder: Path, kind: str, written: Iterable[Path]) -> None
     files = sorted({*(str(f) for f in earlier if isinstance(f, str)), *(Path(p).name for p in written)})
     from mfu_desktop import __version__
 
-    write_json({"written_by": f"MFU Desktop {__version__}", "kind": kind, "files": files}, marker)
+    return write_json({"written_by": f"MFU Desktop {__version__}", "kind": kind, "files": files}, marker)
 
 
 def atomic_write(path: Path, writer: Callable[[Path], None]) -> Path:

@@ -198,5 +198,5 @@ def export_comparison(c: Comparison, folder: Path, profiles: list[Path], force: 
     path, _ = write_xlsx({"comparison": rows}, folder / "comparison.xlsx")
     written += [path, write_json(comparison_json(c), folder / "comparison.json"),
                 write_text(markdown(c), folder / "comparison.md")]
-    mark_output_folder(folder, "comparison export", written)
+    written.append(mark_output_folder(folder, "comparison export", written))
     return written

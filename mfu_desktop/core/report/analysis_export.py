@@ -194,5 +194,5 @@ def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv
     written.append(write_json(analysis_json(result), folder / "summary.json"))
     written.append(write_json(advice_document(advice, lang), folder / "advice.json"))
     written.append(write_text(markdown_summary(result, advice, lang), folder / "summary.md"))
-    mark_output_folder(folder, "analysis export", written)
+    written.append(mark_output_folder(folder, "analysis export", written))
     return written

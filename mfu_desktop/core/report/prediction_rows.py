@@ -418,5 +418,5 @@ def write_outputs(p: Prediction, folder: Path, fmt: str = "csv", sources: Iterab
         written += [write_parquet(summary, folder / "performance_prediction.parquet"),
                     write_parquet(detail, folder / "kernel_prediction_detail.parquet")]
     written.append(write_text(rules_to_csv(p.rules), folder / "architecture_rules.csv"))
-    mark_output_folder(folder, "prediction", written)
+    written.append(mark_output_folder(folder, "prediction", written))
     return written
