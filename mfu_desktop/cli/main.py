@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from mfu_desktop import __version__
-from mfu_desktop.cli import advise, analyze, cache, calc, chips, compare, model, predict, summarize
+from mfu_desktop.cli import advise, analyze, cache, calc, chips, compare, model, predict, summarize, timeline
 from mfu_desktop.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
@@ -36,6 +36,7 @@ COMMANDS = (
     summarize.add_command,
     compare.add_command,
     predict.add_command,
+    timeline.add_command,
     cache.add_command,
 )
 

@@ -132,7 +132,7 @@ class OverwriteRefused(ExportError):
         self.files = files
 
 
-def refuse_profile_destination(target: Path, sources: Iterable[Path]) -> None:
+def refuse_profile_destination(target: Path, sources: Iterable[Path], file: bool = False) -> None:
     """Refuse a destination inside or above a profile, saying where to write instead.
 
     Refused: a folder inside, equal to or above (an ancestor of) any analysed path; a folder
@@ -142,26 +142,36 @@ def refuse_profile_destination(target: Path, sources: Iterable[Path]) -> None:
     (``~/report`` when ``~/rank0_ascend_pt`` is elsewhere in the home folder) is fine: nothing of
     a profile is written into.
 
+    With ``file``, ``target`` is one file (a Chrome trace): its folder is refused when it is
+    inside a profile, an analysed path itself, a profiler folder or holds rank folders, profiler
+    files or traces; a folder far above the profile (the home folder) is fine, since one file
+    written there is not written into the profile.
+
     Args:
-        target: The folder to write into (it may not exist yet).
+        target: The folder to write into (it may not exist yet), or with ``file`` the file to write.
         sources: The paths analysed (dropped roots and rank folders or files).
+        file: ``target`` is a file, not a folder.
 
     Raises:
-        ExportError: Naming the profile and a folder to write to instead.
+        ExportError: Naming the profile and a folder (or file) to write to instead.
     """
-    why = _profile_reason(target, sources)
+    sources = list(sources)
+    why = _profile_reason(target.parent if file else target, sources, above=not file)
     if why is None:
         return
     where, outermost = why
     message = f"refusing to write into {target}: {where} (a profiler folder is never written to)"
-    instead = outermost.parent / f"{outermost.name}-mfu-report"
-    if _profile_reason(instead, sources) is None:
+    instead = outermost.parent / (target.name if file else f"{outermost.name}-mfu-report")
+    if _profile_reason(instead.parent if file else instead, sources, above=not file) is None:
         message += f"; write to {instead} instead"
     raise ExportError(message)
 
 
-def _profile_reason(target: Path, sources: Iterable[Path]) -> tuple[str, Path] | None:
-    """Why ``target`` is inside or above a profile, and the outermost profile folder involved (``None``: it is not)."""
+def _profile_reason(target: Path, sources: list[Path], above: bool = True) -> tuple[str, Path] | None:
+    """Why ``target`` is inside (or, with ``above``, above) a profile, and the outermost profile folder involved.
+
+    ``None``: it is neither.
+    """
     resolved = target.expanduser().resolve()
     for source in sources:
         src = Path(source).expanduser().resolve()
@@ -170,7 +180,7 @@ def _profile_reason(target: Path, sources: Iterable[Path]) -> tuple[str, Path] |
         base = src if src.is_dir() else src.parent
         if resolved == base or base in resolved.parents:
             return f"it is inside the profile {base}", _outermost(base)
-        if resolved in base.parents:
+        if above and resolved in base.parents:
             return f"the profile {base} is inside it", _outermost(base)
     for folder in (resolved, *resolved.parents):
         if PROFILE_FOLDER.match(folder.name):
@@ -234,6 +244,36 @@ def check_output_folder(folder: Path, names: Iterable[str], force: bool = False)
         raise OverwriteRefused(f"{folder} holds an earlier export ({', '.join(replaced[:4])}"
                                f"{' …' if len(replaced) > 4 else ''}): add --force to replace it, or choose another "
                                "folder", replaced)
+
+
+def check_output_file(path: Path, signature: bytes, force: bool = False) -> None:
+    """Refuse a one-file export that would replace a file MFU Desktop did not write, or its own one unforced.
+
+    Args:
+        path: The file to write.
+        signature: How a file MFU Desktop wrote there begins (its first bytes).
+        force: Replace such a file (the command line's ``--force``, the window's confirmed save dialog).
+
+    Raises:
+        OverwriteRefused: When an earlier export would be replaced without ``force``.
+        ExportError: When ``path`` is a folder, or an existing file MFU Desktop did not write.
+    """
+    path = path.expanduser()
+    if not path.exists():
+        return
+    if not path.is_file():
+        raise ExportError(f"{path} exists and is not a file: choose a new file name")
+    try:
+        with path.open("rb") as fh:
+            ours = fh.read(len(signature)) == signature
+    except OSError as exc:
+        raise ExportError(f"cannot write to {path}: {exc.strerror or exc}") from None
+    if not ours:
+        raise ExportError(f"{path} exists and was not written by MFU Desktop: choose a new file name "
+                          "(it is not replaced)")
+    if not force:
+        raise OverwriteRefused(f"{path} holds an earlier export: add --force to replace it, or choose another "
+                               "file name", [path.name])
 
 
 def mark_output_folder(folder: Path, kind: str, written: Iterable[Path]) -> Path:

@@ -1766,6 +1766,10 @@
         <translation>导出预估 CSV(&amp;P)…</translation>
     </message>
     <message>
+        <source>Export the rank as a &amp;Chrome trace…</source>
+        <translation>将该 rank 导出为 &amp;Chrome trace…</translation>
+    </message>
+    <message>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
@@ -2896,7 +2900,7 @@
     <name>RooflineChart</name>
     <message>
         <source>Roofline: kernels with FLOPs (intensity vs TFLOP/s)</source>
-        <extracomment>At most this many points (the longest kernels); the rest add nothing visible. Family colours, in the order of the shipped family mapping (then &quot;other&quot;).</extracomment>
+        <extracomment>At most this many points (the longest kernels); the rest add nothing visible.</extracomment>
         <translation>Roofline：有 FLOPs 的 kernel（算术强度 vs TFLOP/s）</translation>
     </message>
     <message>
@@ -3044,6 +3048,262 @@
     <message>
         <source>Step breakdown: no step trace (step_trace_time.csv or analysis.db) in this profile.</source>
         <translation>Step 拆解：该 profile 没有 step trace（step_trace_time.csv 或 analysis.db）。</translation>
+    </message>
+</context>
+<context>
+    <name>Timeline</name>
+    <message>
+        <source>time from the trace&apos;s origin</source>
+        <extracomment>Height of one row on screen (px). A hover or click this close to a kernel (px) finds it. Step labels drawn at most (the rest are in the step selector). Labels on the left axis are cut to this many characters.</extracomment>
+        <translation>距 trace 起点的时间</translation>
+    </message>
+    <message>
+        <source>Timeline: select a rank (or the cluster) in the tree.</source>
+        <translation>时间线：请在左侧树中选择一个 rank（或集群）。</translation>
+    </message>
+    <message>
+        <source>time from each rank&apos;s step start</source>
+        <translation>距各 rank step 起点的时间</translation>
+    </message>
+    <message>
+        <source>step {0}</source>
+        <translation>step {0}</translation>
+    </message>
+    <message>
+        <source>rank {0}</source>
+        <translation>rank {0}</translation>
+    </message>
+    <message>
+        <source>click to open this rank&apos;s lanes</source>
+        <translation>单击展开该 rank 的各泳道</translation>
+    </message>
+    <message>
+        <source>step {0}: {1}</source>
+        <translation>step {0}：{1}</translation>
+    </message>
+    <message>
+        <source>click to zoom to this step</source>
+        <translation>单击缩放到该 step</translation>
+    </message>
+    <message>
+        <source>≥ 80 % of its time lost</source>
+        <translation>≥ 80 % 的耗时为损失时间</translation>
+    </message>
+    <message>
+        <source>70–80 % lost</source>
+        <translation>损失 70–80 %</translation>
+    </message>
+    <message>
+        <source>40–70 % lost</source>
+        <translation>损失 40–70 %</translation>
+    </message>
+    <message>
+        <source>30–40 % lost</source>
+        <translation>损失 30–40 %</translation>
+    </message>
+    <message>
+        <source>&lt; 30 % lost</source>
+        <translation>损失 &lt; 30 %</translation>
+    </message>
+    <message>
+        <source>not judged (communication, AI CPU …)</source>
+        <translation>不评判（通信、AI CPU …）</translation>
+    </message>
+    <message>
+        <source>MFU / BW &lt; 20 %</source>
+        <translation>MFU / 带宽利用率 &lt; 20 %</translation>
+    </message>
+    <message>
+        <source>&gt; 100 % (impossible)</source>
+        <translation>&gt; 100 %（物理上不可能）</translation>
+    </message>
+    <message>
+        <source>no MFU or bandwidth figure</source>
+        <translation>无 MFU 或带宽利用率</translation>
+    </message>
+    <message>
+        <source>computing</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>communication (not overlapped)</source>
+        <translation>未掩盖通信</translation>
+    </message>
+    <message>
+        <source>free</source>
+        <translation>空闲时间</translation>
+    </message>
+    <message>
+        <source>host operators</source>
+        <translation>Host 侧算子</translation>
+    </message>
+    <message>
+        <source>memory ({0}): allocated (solid), reserved (dashed)</source>
+        <translation>内存（{0}）：已分配（实线）、已预留（虚线）</translation>
+    </message>
+    <message>
+        <source>duration {0}</source>
+        <translation>耗时 {0}</translation>
+    </message>
+    <message>
+        <source>lost {0} (measured − roofline-attainable)</source>
+        <translation>损失时间 {0}（实测 − Roofline 可达时间）</translation>
+    </message>
+    <message>
+        <source>host operator, {0}</source>
+        <translation>Host 侧算子，耗时 {0}</translation>
+    </message>
+    <message>
+        <source>launched {0} kernel(s): click to highlight them</source>
+        <translation>下发了 {0} 个 kernel：单击高亮它们</translation>
+    </message>
+    <message>
+        <source>no memory sample before this time</source>
+        <translation>此时刻之前没有内存采样</translation>
+    </message>
+    <message>
+        <source>allocated {0} MB, reserved {1} MB</source>
+        <translation>已分配 {0} MB，已预留 {1} MB</translation>
+    </message>
+    <message>
+        <source>host thread {0} · depth {1}</source>
+        <translation>Host 线程 {0} · 第 {1} 层</translation>
+    </message>
+    <message>
+        <source>stream {0}</source>
+        <translation>stream {0}</translation>
+    </message>
+    <message>
+        <source>communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>kernels</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>steps</source>
+        <translation>step</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>breakdown</source>
+        <translation>step 拆解</translation>
+    </message>
+    <message>
+        <source>rank {0} breakdown</source>
+        <translation>rank {0} 拆解</translation>
+    </message>
+    <message>
+        <source>rank {0} (summary)</source>
+        <translation>rank {0}（汇总）</translation>
+    </message>
+</context>
+<context>
+    <name>TimelineView</name>
+    <message>
+        <source>W/S zoom · A/D pan · Ctrl+wheel zoom · wheel scrolls the rows · drag pans · click a kernel for its derivation, a host operator for its kernels</source>
+        <extracomment>Ranks whose timeline is kept for a quick return (the least recently shown is dropped).</extracomment>
+        <translation>W/S 缩放 · A/D 平移 · Ctrl+滚轮缩放 · 滚轮上下滚动泳道 · 拖动平移 · 单击算子查看推导，单击 Host 侧算子高亮其下发的算子</translation>
+    </message>
+    <message>
+        <source>Timeline</source>
+        <translation>时间线</translation>
+    </message>
+    <message>
+        <source>Colour: lost time</source>
+        <translation>着色：损失时间</translation>
+    </message>
+    <message>
+        <source>Colour: MFU / BW band</source>
+        <translation>着色：MFU / 带宽区间</translation>
+    </message>
+    <message>
+        <source>Colour: operator family</source>
+        <translation>着色：算子族</translation>
+    </message>
+    <message>
+        <source>Colour: stream</source>
+        <translation>着色：stream</translation>
+    </message>
+    <message>
+        <source>Zoom to step</source>
+        <translation>缩放到 step</translation>
+    </message>
+    <message>
+        <source>Fit</source>
+        <translation>全部显示</translation>
+    </message>
+    <message>
+        <source>Export Chrome trace…</source>
+        <translation>导出 Chrome trace…</translation>
+    </message>
+    <message>
+        <source>A trace file for Perfetto and MindStudio Insight: kernels with their MFU, bandwidth and lost time, host operators, steps, memory</source>
+        <translation>供 Perfetto 与 MindStudio Insight 打开的 trace 文件：含各算子的 MFU、带宽利用率与损失时间、Host 侧算子、step、内存</translation>
+    </message>
+    <message>
+        <source>Timeline: open a profile, then select a rank (or the cluster) in the tree.</source>
+        <translation>时间线：请先打开 Profiling 数据，再在左侧树中选择一个 rank（或集群）。</translation>
+    </message>
+    <message>
+        <source>Rank {0} comes from a cluster summary: its step breakdown alone (no kernels on this machine).</source>
+        <translation>rank {0} 来自集群汇总：仅显示其 step 拆解（本机没有其算子数据）。</translation>
+    </message>
+    <message>
+        <source>Preparing the timeline of rank {0} ({1} kernels)…</source>
+        <translation>正在准备 rank {0} 的时间线（{1} 个算子）…</translation>
+    </message>
+    <message>
+        <source>Aligning the step of {0} rank(s)…</source>
+        <translation>正在对齐 {0} 个 rank 的 step…</translation>
+    </message>
+    <message>
+        <source>Preparing the timeline</source>
+        <translation>正在准备时间线</translation>
+    </message>
+    <message>
+        <source>The timeline could not be prepared: {0}</source>
+        <translation>无法准备时间线：{0}</translation>
+    </message>
+    <message>
+        <source>step {0}</source>
+        <translation>step {0}</translation>
+    </message>
+    <message>
+        <source>whole capture</source>
+        <translation>整个采集</translation>
+    </message>
+    <message>
+        <source>Highlighted: {0} ({1} kernels)</source>
+        <translation>已高亮：{0}（{1} 个算子）</translation>
+    </message>
+    <message>
+        <source>Select a rank with its kernels (not the cluster or a summary) to export its Chrome trace.</source>
+        <translation>请选择一个含算子数据的 rank（而非集群或汇总）以导出其 Chrome trace。</translation>
+    </message>
+    <message>
+        <source>Export Chrome trace</source>
+        <translation>导出 Chrome trace</translation>
+    </message>
+    <message>
+        <source>Chrome trace (*.json)</source>
+        <translation>Chrome trace (*.json)</translation>
+    </message>
+    <message>
+        <source>Wrote {0}: {1} kernels, {2} host operators — open it in Perfetto or MindStudio Insight</source>
+        <translation>已写入 {0}：{1} 个算子、{2} 个 Host 侧算子——可在 Perfetto 或 MindStudio Insight 中打开</translation>
+    </message>
+    <message>
+        <source>Export failed: {0}</source>
+        <translation>导出失败：{0}</translation>
+    </message>
+    <message>
+        <source>Exporting the Chrome trace</source>
+        <translation>正在导出 Chrome trace</translation>
     </message>
 </context>
 <context>

@@ -19,6 +19,7 @@ from mfu_desktop.core.writing import (
     OUTPUT_MARKER,
     ExportError,
     OverwriteRefused,
+    check_output_file,
     check_output_folder,
     mark_output_folder,
     refuse_profile_destination,
@@ -160,3 +161,74 @@ def test_predict_and_compare_outputs_are_marked_and_need_force(cluster, tmp_path
     assert mfu(["predict", str(cluster), "--targets", "910C", "--out", str(pred), "--force"]) == 0
     assert mfu(["compare", str(cluster / "r0_ascend_pt"), str(cluster / "r1_ascend_pt"), "--export", str(comp),
                 "--force"]) == 0
+
+
+def test_a_one_file_export_is_refused_in_a_profile_not_far_above_it(cluster):
+    """One file (a Chrome trace) must not land among a profile's files; a folder far above the profile is fine."""
+    tmp = cluster.parent
+    cases = {
+        cluster / "r0_ascend_pt" / "t.json": "is inside the profile",
+        cluster / "t.json": "is inside the profile",  # the analysed cluster root, among its ranks
+        tmp / "other" / "r7_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "t.json": "is a profiler folder",
+        tmp / "other" / "t.json": "holds profiler rank folders",  # another cluster root
+        tmp / "traces" / "t.json": "it holds profiler files",  # among traces
+    }
+    for target, why in cases.items():
+        with pytest.raises(ExportError) as err:
+            refuse_profile_destination(target, [cluster], file=True)
+        assert why in str(err.value) and str(err.value).startswith(f"refusing to write into {target}: ")
+    # beside the cluster root (its parent holds no rank folder itself): one file there writes nothing into it
+    refuse_profile_destination(tmp / "t.json", [cluster], file=True)
+    refuse_profile_destination(tmp / "reports" / "t.json", [cluster], file=True)
+    with pytest.raises(ExportError, match=r"is inside it"):
+        refuse_profile_destination(tmp, [cluster])  # a whole export's files into that folder: refused
+    with pytest.raises(ExportError) as err:
+        refuse_profile_destination(cluster / "r0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "t.json", [cluster], file=True)
+    assert str(err.value).endswith(f"; write to {tmp / 't.json'} instead")
+
+
+def test_a_one_file_export_replaces_only_its_own_earlier_file(tmp_path):
+    sig = b'{"generator": "MFU Desktop"'
+    check_output_file(tmp_path / "new.json", sig)
+    mine = tmp_path / "mine.json"
+    mine.write_text('{"my": "notes"}')
+    with pytest.raises(ExportError, match="was not written by MFU Desktop") as err:
+        check_output_file(mine, sig, force=True)  # never over what it did not write, even forced
+    assert not isinstance(err.value, OverwriteRefused)
+    ours = tmp_path / "ours.json"
+    ours.write_bytes(sig + b', "x": 1}')
+    with pytest.raises(OverwriteRefused, match="holds an earlier export: add --force") as err:
+        check_output_file(ours, sig)
+    assert err.value.files == ["ours.json"]
+    check_output_file(ours, sig, force=True)
+    with pytest.raises(ExportError, match="is not a file"):
+        check_output_file(tmp_path, sig, force=True)
+
+
+@pytest.mark.parametrize("where", ["rank", "root", "other rank", "prof", "traces"])
+def test_mfu_timeline_is_refused_in_every_profile_folder(cluster, capsys, where):
+    tmp = cluster.parent
+    target = {"rank": cluster / "r0_ascend_pt", "root": cluster, "other rank": tmp / "other" / "r7_ascend_pt",
+              "prof": tmp / "other" / "PROF_000001_x", "traces": tmp / "traces"}[where] / "t.json"
+    before = _hashes(tmp)
+    assert mfu(["timeline", str(cluster), "--rank", "0", "--out", str(target)]) == 2
+    assert "argument --out: refusing to write into" in capsys.readouterr().err
+    assert _hashes(tmp) == before
+
+
+def test_mfu_timeline_replaces_only_its_own_trace_and_only_with_force(cluster, tmp_path, capsys):
+    out = tmp_path / "t.json"
+    assert mfu(["timeline", str(cluster), "--rank", "0", "--out", str(out)]) == 0
+    first = out.read_bytes()
+    out.write_bytes(first.replace(b'"rank": 0', b'"rank": 0 ', 1))  # an edit the next write would undo
+    edited = out.read_bytes()
+    assert mfu(["timeline", str(cluster), "--rank", "0", "--out", str(out)]) == 2
+    assert "holds an earlier export: add --force" in capsys.readouterr().err
+    assert out.read_bytes() == edited  # before: replaced silently
+    assert mfu(["timeline", str(cluster), "--rank", "0", "--out", str(out), "--force"]) == 0
+    assert out.read_bytes() == first
+    mine = tmp_path / "notes.json"
+    mine.write_text('{"my": "notes"}')
+    assert mfu(["timeline", str(cluster), "--rank", "0", "--out", str(mine), "--force"]) == 2
+    assert "was not written by MFU Desktop" in capsys.readouterr().err
+    assert mine.read_text() == '{"my": "notes"}'

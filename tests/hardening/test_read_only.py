@@ -5,7 +5,8 @@ in rollback-journal and WAL mode (the public msinsight ``db/level1`` one, and a 
 whose writer left committed rows in ``-wal``), an msprof ``PROF_*`` capture with memory slices,
 MSTX marks in a database, PyTorch profiler traces of two vendors, and the demo profile — are
 made read-only and checksummed; then discovery, analysis, summaries, comparisons, prediction
-and every export of the CLI and of the window run on them. The checksums and the file list must
+and every export of the CLI and of the window (Chrome traces with their host operators
+included) run on them. The checksums and the file list must
 not change. (Tests may run as root, for whom read-only modes do not stop writes: the checksums
 and the file list are the proof — a ``-shm`` or ``-journal`` created beside a database would
 appear in it — the modes only make accidental writes fail loudly for other users.)
@@ -114,6 +115,10 @@ def profiles(tmp_path):
     root = tmp_path / "profiles"
     for i, rel in enumerate(FOLDERS):
         shutil.copytree(SAMPLES / rel, root / f"p{i}")
+    # side files an older reader (mode=ro) left beside the shared WAL sample: the copy is as published, so that
+    # one created again would show in the file list
+    for side in [*root.rglob("*.db-shm"), *(p for p in root.rglob("*.db-wal") if p.stat().st_size == 0)]:
+        side.unlink()
     shutil.copytree(demo_profile_dir(), root / "demo")
     prof(root / "msprof")  # a PROF_* capture with op_summary and memory slices
     db_rank(root / "mstx")  # MSTX marks in a database
@@ -141,6 +146,11 @@ def test_cli_never_writes_into_profiles(profiles, tmp_path, capsys):
     assert mfu(["predict", str(root / "demo"), "--calibrate", str(root / "p0"), "--target", "910B2"]) in (0, 1)
     assert mfu(["summarize", str(root), "--out", str(tmp_path / "summary")]) == 0
     assert mfu(["compare", str(root / "p0"), str(root / "demo"), "--export", str(out / "compare")]) == 0
+    # one rank's Chrome trace with its host operators: read from each kind of database and from a trace
+    for rank in ("p1/rank0_ascend_pt", "p3/rank0_ascend_pt", "wal/r3_ascend_pt", "mstx/w0_ascend_pt",
+                 "p5/gaunernst_bert-small-uncased__1016001.json.gz"):
+        assert mfu(["timeline", str(root / rank), "--out", str(out / f"{rank.split('/')[0]}.trace.json")]) == 0
+    assert mfu(["timeline", str(root / "p3" / "rank0_ascend_pt"), "--out", str(root / "p3" / "t.json")]) == 2
     capsys.readouterr()
     from tests.readers.test_mstx import OPS
 

@@ -21,6 +21,10 @@ import io
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: The family of anything no row matches.
 OTHER = "other"
@@ -108,6 +112,48 @@ def family_of_kernel(op_type: str, kernel: str | None,
     if family == OTHER and kernel and kernel != op_type:
         return family_of(kernel, families)
     return family
+
+
+def family_names(families: tuple[Family, ...] | list[Family] = DEFAULT_FAMILIES) -> tuple[str, ...]:
+    """The distinct family names of a mapping in its order, then :data:`OTHER`."""
+    return tuple(dict.fromkeys([*(f.family for f in families), OTHER]))
+
+
+def family_codes(types: Any, names: Any = None,
+                 families: tuple[Family, ...] | list[Family] = DEFAULT_FAMILIES) -> np.ndarray:
+    """:func:`family_of_kernel` of every row, as an index into :func:`family_names`, vectorised.
+
+    The mapping runs once per distinct text: first on the operator types, then — for the rows whose
+    type is missing or says nothing (:data:`OTHER`) — on the kernels' own names.
+
+    Args:
+        types: Operator types per row (a categorical column, or anything pandas makes one of).
+        names: Kernel names per row (``None``: the types alone decide).
+        families: The mapping.
+    """
+    import numpy as np
+
+    table = family_names(families)
+    codes = _codes_of(types, table, families)
+    if names is not None:
+        unresolved = codes == table.index(OTHER)
+        if unresolved.any():
+            codes = np.where(unresolved, _codes_of(names, table, families), codes)
+    return codes
+
+
+def _codes_of(texts: Any, table: tuple[str, ...], families: tuple[Family, ...] | list[Family]) -> np.ndarray:
+    """The family index of every text (missing → :data:`OTHER`), mapping each distinct text once."""
+    import numpy as np
+    import pandas as pd
+
+    series = pd.Series(texts, copy=False)
+    if not isinstance(series.dtype, pd.CategoricalDtype):
+        series = series.astype("category")
+    lookup = np.array([table.index(family_of(str(t), families)) for t in series.cat.categories]
+                      + [table.index(OTHER)], dtype=np.int64)
+    codes = series.cat.codes.to_numpy()
+    return lookup[np.where(codes < 0, len(lookup) - 1, codes)]
 
 
 def families_to_csv(families: tuple[Family, ...] | list[Family] = DEFAULT_FAMILIES) -> str:

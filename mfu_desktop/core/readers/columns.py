@@ -53,7 +53,7 @@ ENRICHMENT = "enrichment"
 CATEGORY_COLUMNS = (NAME, OP_TYPE, CORE_TYPE, HF32_ELIGIBLE, INPUT_SHAPES, INPUT_DTYPES, OUTPUT_SHAPES, OUTPUT_DTYPES,
                     ATTRIBUTES, ENRICHMENT)
 #: Integer id columns (nullable).
-INT_COLUMNS = (STEP_ID, DEVICE_ID, BLOCK_DIM, MIX_BLOCK_DIM)
+INT_COLUMNS = (STEP_ID, DEVICE_ID, STREAM_ID, BLOCK_DIM, MIX_BLOCK_DIM)
 
 #: Main-memory counters (``--aic-metrics Memory`` / ``MemoryAccess``): GB/s over the core's busy time,
 #: or KB moved (mfu.md §6: shown beside the minimum bytes).
@@ -76,12 +76,12 @@ PMU_FLOAT64 = ("aic_cube_fops",)
 FLOAT_COLUMNS = (DURATION_US, WAIT_US, *PMU_COLUMNS)
 
 #: Read as float32 (small integers and counters; float32 is exact to 2**24).
-FLOAT32_COLUMNS = (WAIT_US, STEP_ID, DEVICE_ID, BLOCK_DIM, MIX_BLOCK_DIM,
+FLOAT32_COLUMNS = (WAIT_US, STEP_ID, DEVICE_ID, STREAM_ID, BLOCK_DIM, MIX_BLOCK_DIM,
                    *(c for c in PMU_COLUMNS if c not in PMU_FLOAT64))
 
 #: Every canonical column, in display order.
 KERNEL_COLUMNS = (
-    STEP_ID, DEVICE_ID, NAME, OP_TYPE, CORE_TYPE, START_NS, DURATION_US, WAIT_US, BLOCK_DIM, MIX_BLOCK_DIM,
+    STEP_ID, DEVICE_ID, NAME, OP_TYPE, CORE_TYPE, STREAM_ID, START_NS, DURATION_US, WAIT_US, BLOCK_DIM, MIX_BLOCK_DIM,
     HF32_ELIGIBLE, INPUT_SHAPES, INPUT_DTYPES, OUTPUT_SHAPES, OUTPUT_DTYPES, *PMU_COLUMNS,
 )
 
@@ -97,6 +97,7 @@ _BASE_ALIASES = {
     "type": OP_TYPE,
     "op type": OP_TYPE,
     "accelerator core": CORE_TYPE,
+    "stream id": STREAM_ID,
     "task type": CORE_TYPE,
     "start time(us)": START_NS,
     "task start time(us)": START_NS,

@@ -13,6 +13,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
 from mfu_desktop.core.analysis.kernel_names import short_name
+from mfu_desktop.core.analysis.kernel_roofline import judged_values
 from mfu_desktop.gui.bands import band_brushes
 from mfu_desktop.gui.charts.common import (
     SEGMENT_COLORS,
@@ -30,17 +31,14 @@ from mfu_desktop.gui.charts.common import (
 SCATTER_LIMIT = 8_000
 
 
-def judged_values(table: pd.DataFrame) -> np.ndarray:
-    """The figure judging each row: bandwidth utilisation where memory-bound, MFU otherwise (NaN: none)."""
-    mfu = table["mfu"].to_numpy(dtype=float) if "mfu" in table else np.full(len(table), np.nan)
-    if "bound" not in table or "bw_util" not in table:
-        return mfu
-    memory = table["bound"].astype(str).to_numpy() == "memory"
-    return np.where(memory, table["bw_util"].to_numpy(dtype=float), mfu)
-
-
 class HotOpsChart(QWidget):
-    """Horizontal bars of the top operators (by time or by lost time), coloured by MFU (bandwidth when memory-bound)."""
+    """Horizontal bars of the top operators (by time or by lost time), coloured by MFU (bandwidth when memory-bound).
+
+    Signals:
+        group_clicked: The bar of a row (its position in the table shown) was clicked.
+    """
+
+    group_clicked = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -50,6 +48,16 @@ class HotOpsChart(QWidget):
         self.plot.addItem(self.bars)
         self.page = ChartPage(self, self.plot)
         self.labels: list[str] = []
+        self.plot.scene().sigMouseClicked.connect(self._clicked)
+
+    def _clicked(self, event: object) -> None:
+        """A click on a bar's row selects that operator group (its kernels are highlighted in the timeline)."""
+        vb = self.plot.getPlotItem().getViewBox()
+        if not self.labels or not vb.sceneBoundingRect().contains(event.scenePos()):
+            return
+        row = round(vb.mapSceneToView(event.scenePos()).y())
+        if 0 <= row < len(self.labels):
+            self.group_clicked.emit(int(row))
 
     def set_data(self, table: pd.DataFrame, by: str = "time_us", title: str = "") -> None:
         """Show ``table`` (type, input_shapes, time_us, lost_us, mfu) by ``by``."""

@@ -18,17 +18,21 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, OTHER, family_of_kernel
+from mfu_desktop.core.analysis.families import family_codes, family_names, family_of_kernel
 from mfu_desktop.core.analysis.kernel_names import short_name
 from mfu_desktop.core.readers import columns as C
-from mfu_desktop.gui.charts.common import ChartPage, downsample_indices, highlight_rings, make_plot, ring_positions
+from mfu_desktop.gui.charts.common import (
+    FAMILY_COLORS,
+    ChartPage,
+    downsample_indices,
+    highlight_rings,
+    make_plot,
+    ring_positions,
+)
 
 #: At most this many points (the longest kernels); the rest add nothing visible.
 POINT_LIMIT = 6_000
-#: Family colours, in the order of the shipped family mapping (then "other").
-FAMILY_COLORS = ((214, 39, 40), (255, 127, 14), (31, 119, 180), (148, 103, 189), (127, 127, 127), (44, 160, 44),
-                 (188, 189, 34), (140, 86, 75), (227, 119, 194), (23, 190, 207), (174, 199, 232), (100, 100, 100))
-FAMILY_NAMES = tuple(dict.fromkeys((*(f.family for f in DEFAULT_FAMILIES), OTHER)))  # a family may have two rows
+FAMILY_NAMES = family_names()
 
 
 @dataclass
@@ -61,20 +65,8 @@ class RooflineView:
 
 
 def _families(types: pd.Series | np.ndarray, names: pd.Series | None = None) -> np.ndarray:
-    """Family index per row, through the launching op first and the kernel's name when the op is unknown.
-
-    Computed once per distinct (type, name) pair of the points shown (a few thousand at most).
-    """
-    types = pd.Series(types, copy=False).astype(str).to_numpy(dtype=object)
-    kernels = (pd.Series(names, copy=False).astype(str).to_numpy(dtype=object) if names is not None
-               else np.full(len(types), "", dtype=object))
-    cache: dict[tuple[str, str], int] = {}
-    out = np.empty(len(types), dtype=np.int64)
-    for i, pair in enumerate(zip(types.tolist(), kernels.tolist())):
-        if pair not in cache:
-            cache[pair] = FAMILY_NAMES.index(family_of_kernel(pair[0], pair[1]))
-        out[i] = cache[pair]
-    return out
+    """Family index per row: through the launching op first, the kernel's name when the op says nothing."""
+    return family_codes(types, names)
 
 
 def _sizes(time_us: np.ndarray) -> np.ndarray:

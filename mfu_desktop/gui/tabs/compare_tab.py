@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -106,6 +107,9 @@ class CompareTab(QWidget):
         self.new_chip = QComboBox()
         self.new_chip.setToolTip(self.tr("The chip NEW ran on: detected from the profile, or chosen here when the "
                                          "profile does not say (BASE's chip: the Profiler tab's Assumptions)"))
+        # sized by a short name, not the catalog's longest: the bar fits a 1024 px window
+        self.new_chip.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.new_chip.setMinimumContentsLength(12)
         self._fill_chips()
         self.new_chip.currentIndexChanged.connect(self._new_chip_changed)
         self.export_button = QPushButton(self.tr("Export…"))
@@ -117,6 +121,8 @@ class CompareTab(QWidget):
             "and keep the factors for this chip pair; later predictions use and name them"))
         self.calibrate_button.clicked.connect(self.save_calibration)
         self.calibrate_button.setEnabled(False)
+        for label in (self.base_label, self.new_label):  # long folder names give way (the tooltip has them)
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         bar.addWidget(self.base_label, 1)
         bar.addWidget(self.new_label, 1)
         bar.addWidget(QLabel(self.tr("NEW's chip:")))
@@ -140,6 +146,8 @@ class CompareTab(QWidget):
         self.waterfall = WaterfallChart()
         self.paired = PairedBarsChart()
         self.scatter = GroupScatter()
+        for chart in (self.waterfall, self.paired, self.scatter):  # two rows of charts under the cards at 700 px
+            chart.plot.setMinimumHeight(150)
         grid.addWidget(self.waterfall, 0, 0)
         grid.addWidget(self.scatter, 0, 1)
         grid.addWidget(self.paired, 1, 0, 1, 2)
@@ -193,6 +201,7 @@ class CompareTab(QWidget):
         """The Profiler tab loaded a profile: it is BASE (a chosen NEW is compared again)."""
         self.base, self.base_name = result, name
         self.base_label.setText(self.tr("BASE: {0} ({1} rank(s))").format(name, len(result.ranks)))
+        self.base_label.setToolTip(self.base_label.text())
         if self.new_path is not None:
             self.run()
 
@@ -206,6 +215,7 @@ class CompareTab(QWidget):
         """Choose NEW without comparing yet (it is compared when BASE is loaded)."""
         self.new_path = Path(path)
         self.new_label.setText(self.tr("NEW: {0}").format(self.new_path.name))
+        self.new_label.setToolTip(str(self.new_path))
 
     def set_new(self, path: Path) -> None:
         """Compare BASE with the profile at ``path``."""
