@@ -136,6 +136,7 @@ class ProfilerTab(QWidget):
         self.views: list[ProfilerView] = []
         for view_class in view_classes():
             view = view_class(context)
+            view.action_message.connect(self.action_message)
             self.views.append(view)
             self.tabs.addTab(view, view.title())
             self.view_pages[view.name] = view
