@@ -61,6 +61,18 @@ def test_an_impossible_duration_is_left_out_and_counted(tmp_path, cell, why):
     assert rank.summary.mfu_ops == pytest.approx(_expected_mfu())  # before: 0.0 (inf) or 7e-304 (1e308)
 
 
+@pytest.mark.parametrize("chip", ["910B2", None])  # a confirmed peak, and a peak range (mfu_lo / mfu_hi)
+def test_a_vanishing_duration_is_an_impossible_mfu_without_numpy_warnings(tmp_path, chip, recwarn):
+    # 2·4096³ FLOPs in 1e-300 µs: 1.4e305 TFLOP/s, beyond float32 (the display columns) — before, numpy printed
+    # "RuntimeWarning: overflow encountered in cast" three times on the console
+    make_rank(tmp_path, "r_ascend_pt", 0, [_mm(0), _mm(1, "1e-300"), _mm(2)])
+    rank = analyze_paths([tmp_path], AnalysisOptions(chip=chip), use_cache=False).ranks[0]
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+    if chip is not None:
+        assert rank.kernels.set_index("name").loc["mm1", "status"] == "suspicious"  # MFU > 100 %: kept out
+        assert rank.summary.mfu_ops == pytest.approx(_expected_mfu())  # the two 800 µs matmuls alone
+
+
 def test_the_json_is_always_valid_and_the_cache_survives_it(tmp_path, capsys):
     make_rank(tmp_path, "r_ascend_pt", 0, [_mm(0), _mm(1, "1e309"), _mm(2)])
     for _ in range(2):  # analysed, then served from the cache (before: the cached run crashed on Infinity)
