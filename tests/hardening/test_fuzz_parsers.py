@@ -197,6 +197,21 @@ def check_analysis(result) -> None:
             assert math.isfinite(s.step_time_us) and s.step_time_us > 0
         for lo_hi in (s.mfu_ops_range, s.mfu_step_range):
             assert lo_hi is None or (0 < lo_hi[0] <= 1.0 + 1e-9 and lo_hi[0] <= lo_hi[1])
+        check_chrome_trace(r)
+
+
+def check_chrome_trace(r) -> None:
+    """The rank's Chrome trace (mfu timeline) is built whatever the input, every event strict JSON."""
+    from mfu_desktop.core.report.chrome_trace import trace_lines
+
+    chunks, info = trace_lines(r)
+    lines = [line for chunk in chunks for line in (chunk if isinstance(chunk, list) else chunk.to_pylist())]
+    for line in lines:
+        event = json.loads(line, parse_constant=lambda c: pytest.fail(f"{c} in a trace event: {line[:200]}"))
+        assert event["ph"] in {"X", "M", "C", "s", "f", "i"}, line[:200]
+        if event["ph"] == "X":
+            assert math.isfinite(event["ts"]) and event["dur"] >= 0, line[:200]
+    assert info["kernels"] <= len(r.kernels)
 
 
 @pytest.fixture(scope="module")
