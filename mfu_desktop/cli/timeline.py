@@ -48,6 +48,19 @@ def _chosen_rank(result: FolderAnalysis, rank: int | None) -> RankAnalysis | str
     return ranks[rank]
 
 
+def _refused_out(args: argparse.Namespace, paths: list[Path]) -> str | None:
+    """Why ``--out`` may not be written (inside a profile, over a file MFU Desktop did not write …), or ``None``."""
+    from mfu_desktop.core.report.chrome_trace import TRACE_SIGNATURE
+    from mfu_desktop.core.writing import ExportError, check_output_file, refuse_profile_destination
+
+    try:
+        refuse_profile_destination(args.out, paths, file=True)
+        check_output_file(args.out, TRACE_SIGNATURE, args.force)
+    except ExportError as exc:
+        return str(exc)
+    return None
+
+
 def _load(args: argparse.Namespace) -> FolderAnalysis | int:
     """The analysed profile, or the exit code of what went wrong (printed)."""
     from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
@@ -60,6 +73,8 @@ def _load(args: argparse.Namespace) -> FolderAnalysis | int:
         return _error(str(exc))
     if any(is_summary(p) for p in paths):
         return _error("a cluster summary holds no kernels: export the timeline from the rank's own folder")
+    if (refused := _refused_out(args, paths)) is not None:  # said before the profile is read (seconds at 1M kernels)
+        return _error(f"argument --out: {refused}")
     catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
     progress = ConsoleProgress(sys.stderr.isatty() and not args.json)
     try:

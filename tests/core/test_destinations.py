@@ -216,6 +216,21 @@ def test_mfu_timeline_is_refused_in_every_profile_folder(cluster, capsys, where)
     assert _hashes(tmp) == before
 
 
+def test_mfu_timeline_refuses_before_reading_the_profile(cluster, tmp_path, capsys, monkeypatch):
+    import mfu_desktop.core.pipeline.analyze as pipeline
+
+    def never(*args, **kwargs):
+        raise AssertionError("the profile was analysed before --out was refused")
+
+    monkeypatch.setattr(pipeline, "analyze_paths", never)
+    mine = tmp_path / "notes.json"
+    mine.write_text("mine")
+    for out in (cluster / "r0_ascend_pt" / "t.json", mine):
+        assert mfu(["timeline", str(cluster), "--rank", "0", "--out", str(out), "--force"]) == 2
+    err = capsys.readouterr().err
+    assert "refusing to write into" in err and "was not written by MFU Desktop" in err
+
+
 def test_mfu_timeline_replaces_only_its_own_trace_and_only_with_force(cluster, tmp_path, capsys):
     out = tmp_path / "t.json"
     assert mfu(["timeline", str(cluster), "--rank", "0", "--out", str(out)]) == 0

@@ -207,7 +207,7 @@ def check_chrome_trace(r) -> None:
     chunks, info = trace_lines(r)
     lines = [line for chunk in chunks for line in (chunk if isinstance(chunk, list) else chunk.to_pylist())]
     for line in lines:
-        event = json.loads(line, parse_constant=lambda c: pytest.fail(f"{c} in a trace event: {line[:200]}"))
+        event = json.loads(line, parse_constant=lambda c, line=line: pytest.fail(f"{c} in a trace event: {line[:200]}"))
         assert event["ph"] in {"X", "M", "C", "s", "f", "i"}, line[:200]
         if event["ph"] == "X":
             assert math.isfinite(event["ts"]) and event["dur"] >= 0, line[:200]
