@@ -177,6 +177,13 @@ def test_window_never_writes_into_profiles(profiles, tmp_path, make_window, qtbo
     wait_idle(qtbot, window, timeout=180000)
     window.export_to(ExportChoice(root / "demo" / "inside", ["csv"], ["png"]))
     assert "refusing" in window.info.label.text()
+    # each rank's Chrome trace, host operators read from its database or trace (the WAL ones included)
+    result, timeline = window.profiler.result, window.profiler.view_pages["timeline"]
+    for n, rank in enumerate(r for r in result.ranks if not r.lite):
+        timeline.show_rank(rank, result)
+        timeline.export_to(tmp_path / "traces" / f"{n}.json")
+        wait_idle(qtbot, window, timeout=180000)
+    assert len(list((tmp_path / "traces").glob("*.json"))) == len([r for r in result.ranks if not r.lite])
     assert (tmp_path / "export" / "mfu_report.xlsx").exists()
     assert (tmp_path / "prediction" / "kernel_prediction_detail.csv").exists()
     assert checksums(root) == before, "a profiler folder was modified"
