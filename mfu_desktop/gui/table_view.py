@@ -1,12 +1,12 @@
-"""The table view of every tab: sortable, Ctrl+C copies the selection, columns sized from a sample."""
+"""The table views of every tab: sortable, Ctrl+C copies the selection (formulas neutralised), columns fitted."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QTableWidget, QWidget
 
-from mfu_desktop.gui.models.dataframe_model import DataFrameModel
+from mfu_desktop.gui.models.dataframe_model import clipboard_tsv
 
 
 class TableView(QTableView):
@@ -57,10 +57,29 @@ class TableView(QTableView):
 
     def copy_selection(self) -> str:
         """Copy the selected cells as TSV; returns the text."""
-        model = self.model()
-        indexes = self.selectionModel().selectedIndexes() if self.selectionModel() else []
-        if not indexes or not isinstance(model, DataFrameModel):
-            return ""
-        text = model.tsv([i.row() for i in indexes], [i.column() for i in indexes])
-        QGuiApplication.clipboard().setText(text)
-        return text
+        return copy_selection(self)
+
+
+class ItemTable(QTableWidget):
+    """A small table of items (the advisor's findings and evidence) whose Ctrl+C copies like :class:`TableView`.
+
+    Qt's own Ctrl+C copied the current cell verbatim: an operator named ``=HYPERLINK(…)`` reached
+    the clipboard as a formula.
+    """
+
+    def keyPressEvent(self, event) -> None:
+        if event.matches(QKeySequence.StandardKey.Copy):
+            copy_selection(self)
+            return
+        super().keyPressEvent(event)
+
+
+def copy_selection(view: QAbstractItemView) -> str:
+    """Copy ``view``'s selected cells to the clipboard as TSV, formulas neutralised; returns the text."""
+    model = view.model()
+    indexes = view.selectionModel().selectedIndexes() if view.selectionModel() else []
+    if not indexes or model is None:
+        return ""
+    text = clipboard_tsv(model, [i.row() for i in indexes], [i.column() for i in indexes])
+    QGuiApplication.clipboard().setText(text)
+    return text

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractItemModel, QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush
 
 from mfu_desktop.core.analysis.grouping import lookup
@@ -372,26 +372,31 @@ class DataFrameModel(QAbstractTableModel):
     # --- export ---------------------------------------------------------------------------
 
     def tsv(self, rows: Sequence[int], columns: Sequence[int]) -> str:
-        """Selected cells as tab-separated text (Ctrl+C), formulas neutralised as in the CSV export.
-
-        A spreadsheet pasted into runs ``=HYPERLINK(…)``, ``+cmd|…`` or ``@SUM…`` from an operator
-        name or a shape string: such cells get a leading ``'``, as :func:`~mfu_desktop.core.writing.neutralize`
-        does in every export; numbers (``-12.5``, ``-3 %``) stay numbers.
-        """
-        cols = sorted(set(columns))
-        lines = ["\t".join(str(neutral_cell(self._specs[c].header)) for c in cols)]
-        for r in sorted(set(rows)):
-            cells = []
-            for c in cols:
-                text = self.data(self.index(r, c))
-                cell = "" if text is None else str(text).replace("\t", " ").replace("\n", " ").replace("\r", " ")
-                cells.append(_clipboard_cell(cell))
-            lines.append("\t".join(cells))
-        return "\n".join(lines)
+        """Selected cells as tab-separated text (Ctrl+C), formulas neutralised (:func:`clipboard_tsv`)."""
+        return clipboard_tsv(self, rows, columns)
 
     def visible_frame(self) -> pd.DataFrame:
         """The rows currently shown, in view order (for exports)."""
         return self._frame.iloc[self._view][self.column_keys()]
+
+
+def clipboard_tsv(model: QAbstractItemModel, rows: Sequence[int], columns: Sequence[int]) -> str:
+    """Cells of any table as tab-separated text (Ctrl+C), the header line first, formulas neutralised.
+
+    A spreadsheet pasted into runs ``=HYPERLINK(…)``, ``+cmd|…`` or ``@SUM…`` from an operator
+    name or a shape string: such cells get a leading ``'``, as :func:`~mfu_desktop.core.writing.neutralize`
+    does in every export; numbers (``-12.5``, ``-3 %``) stay numbers.
+    """
+    cols = sorted(set(columns))
+    lines = ["\t".join(str(neutral_cell(str(model.headerData(c, Qt.Orientation.Horizontal) or ""))) for c in cols)]
+    for r in sorted(set(rows)):
+        cells = []
+        for c in cols:
+            text = model.data(model.index(r, c))
+            cell = "" if text is None else str(text).replace("\t", " ").replace("\n", " ").replace("\r", " ")
+            cells.append(_clipboard_cell(cell))
+        lines.append("\t".join(cells))
+    return "\n".join(lines)
 
 
 def _clipboard_cell(text: str) -> str:
