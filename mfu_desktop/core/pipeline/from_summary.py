@@ -173,7 +173,7 @@ def summary_conflict(summary: Summary, asked: AnalysisOptions, catalog: ChipCata
     Raises:
         UnknownChipError: When the chip asked for is not in the catalog.
     """
-    made = (summary.manifest.get("options") or {}).get("analysis") or {}
+    made = _object(_object(summary.manifest.get("options")).get("analysis"))  # a damaged manifest: defaults
     redo = (f"summarise again with it (mfu summarize PATH --out {summary.root} …) or analyse the profiles "
             "(mfu analyze PATH …)")
     if asked.chip:
@@ -188,7 +188,7 @@ def summary_conflict(summary: Summary, asked: AnalysisOptions, catalog: ChipCata
     asked_flops = {"fa_sparse_mode": asked.flops.fa_sparse_mode, "fa_layout": asked.flops.fa_layout,
                    "fa_backward": asked.flops.fa_backward}
     for key, value in asked_flops.items():
-        recorded = (made.get("flops") or {}).get(key, getattr(defaults, key))
+        recorded = _object(made.get("flops")).get(key, getattr(defaults, key))
         if value != getattr(defaults, key) and str(value) != str(recorded):
             return (f"argument --{key.replace('_', '-')}: the summary {summary.root.name} was made with {recorded}; "
                     f"its FLOPs cannot be recomputed for {value}: {redo}")
