@@ -2,9 +2,11 @@
 
 ``mfu predict --calibrate … --save-calibration`` writes them beside the user catalog
 (``calibration.csv`` in the per-user data folder); every later prediction of that chip pair on
-that basis multiplies the category's predicted time by the factor and names it in the row's
-rules. A malformed row is reported and skipped, never fatal; saving keeps everything else in
-the file (and a backup), and never rewrites a file it could not read whole.
+that basis and model multiplies the category's predicted time by the factor and names it in the
+row's rules. A malformed row is reported and skipped, never fatal; saving keeps everything else
+in the file (and a backup), and never rewrites a file it could not read whole. A file without
+the ``model`` column was written before the roofline model: its factors are the seed model's
+(saving adds the column, the old rows' cells empty: still the seed's).
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ from pathlib import Path
 
 from mfu_desktop.core.analysis.categories import CATEGORIES
 from mfu_desktop.core.paths import user_calibration_path
-from mfu_desktop.core.predict.basis import BASES, SavedFactor
+from mfu_desktop.core.predict.basis import BASES, MODELS, SEED, SavedFactor
 from mfu_desktop.core.readers.text_source import decode_table_bytes
 from mfu_desktop.core.writing import ExportError, atomic_write
 
 #: Columns of ``calibration.csv``.
-CALIBRATION_COLUMNS = ("source", "target", "basis", "category", "factor", "fitted_on")
+CALIBRATION_COLUMNS = ("source", "target", "basis", "category", "factor", "fitted_on", "model")
+#: Columns a file may lack: written before they existed (a missing ``model`` is the seed model).
+_OPTIONAL_COLUMNS = ("model",)
 
 
 def _parse_row(row: dict[str, str | None]) -> SavedFactor:
@@ -38,8 +42,11 @@ def _parse_row(row: dict[str, str | None]) -> SavedFactor:
     factor = float(cells["factor"])
     if not math.isfinite(factor) or factor <= 0:
         raise ValueError(f"factor {cells['factor']!r} is not a positive number")
+    model = cells["model"] or SEED
+    if model not in MODELS:
+        raise ValueError(f"model {model!r} is not one of {', '.join(MODELS)}")
     return SavedFactor(cells["source"], cells["target"], cells["basis"], cells["category"], factor,
-                       cells["fitted_on"])
+                       cells["fitted_on"], model)
 
 
 @dataclass
@@ -76,7 +83,7 @@ def read_calibration_file(path: Path) -> CalibrationFile:
     except csv.Error as exc:
         return CalibrationFile(None, damage=f"line 1: {exc}")
     out = CalibrationFile(header, damage=damage)
-    missing = [c for c in CALIBRATION_COLUMNS if c not in header]
+    missing = [c for c in CALIBRATION_COLUMNS if c not in header and c not in _OPTIONAL_COLUMNS]
     if missing:
         out.damage = out.damage or f"no {', '.join(missing)} column"
     while True:
@@ -115,7 +122,7 @@ def read_factors(path: Path | None = None) -> tuple[tuple[SavedFactor, ...], lis
 
 
 def save_factors(new: list[SavedFactor], path: Path | None = None) -> Path:
-    """Add ``new`` to the saved factors, replacing those of the same pair, basis and category.
+    """Add ``new`` to the saved factors, replacing those of the same pair, basis, category and model.
 
     Everything else in the file stays as written — other rows (malformed ones too), columns MFU
     Desktop does not know — and the previous file is kept as ``calibration.csv.bak``. A file that
@@ -136,8 +143,10 @@ def save_factors(new: list[SavedFactor], path: Path | None = None) -> Path:
             raise ExportError(f"{path} could not be read whole ({old.damage or 'no header'}): it is not rewritten, "
                               "its saved factors would be lost; fix or move it, then save again")
         header = old.header
-        keys = {(f.source, f.target, f.basis, f.category) for f in new}
+        keys = {(f.source, f.target, f.basis, f.category, f.model) for f in new}
         kept = [row for row in old.rows if _key(header, row) not in keys]
+        # a file from before the model column: it gains one after every column it has (its rows: the seed's)
+        header = header + [c for c in _OPTIONAL_COLUMNS if c not in header]
         try:
             shutil.copyfile(path, path.with_name(path.name + ".bak"))
         except OSError as exc:
@@ -148,13 +157,14 @@ def save_factors(new: list[SavedFactor], path: Path | None = None) -> Path:
     writer.writerows(kept)
     for f in new:
         cells = {"source": f.source, "target": f.target, "basis": f.basis, "category": f.category,
-                 "factor": f"{f.factor:.6g}", "fitted_on": f.fitted_on}
+                 "factor": f"{f.factor:.6g}", "fitted_on": f.fitted_on, "model": f.model}
         writer.writerow([cells.get(column, "") for column in header])
     text = out.getvalue()
     return atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 def _key(header: list[str], row: list[str]) -> tuple[str, ...]:
-    """A row's (source, target, basis, category), stripped."""
+    """A row's (source, target, basis, category, model), stripped (no model: the seed's)."""
     cells = dict(zip(header, row))
-    return tuple((cells.get(c) or "").strip() for c in ("source", "target", "basis", "category"))
+    key = [(cells.get(c) or "").strip() for c in ("source", "target", "basis", "category", "model")]
+    return (*key[:4], key[4] or SEED)
