@@ -11,7 +11,7 @@ import pytest
 
 from mfu_desktop.cli.main import main as mfu
 from mfu_desktop.core.paths import user_calibration_path
-from mfu_desktop.core.predict.basis import ADVERTISED, SavedFactor
+from mfu_desktop.core.predict.basis import ADVERTISED, ROOFLINE, SEED, SavedFactor
 from mfu_desktop.core.predict.calibration_store import read_factors, save_factors
 from mfu_desktop.core.writing import ExportError
 
@@ -63,12 +63,27 @@ def test_other_rows_and_columns_are_kept_as_written(tmp_path):
                     "broken,row\n", encoding="utf-8")
     factors, problems = read_factors(path)
     assert len(factors) == 1 and "line 3" in problems[0]
-    save_factors(_new(2.0), path)
+    new = _new(2.0)
+    save_factors(new, path)
     lines = path.read_text(encoding="utf-8").splitlines()
-    assert lines[0] == f"{HEADER},note"
+    # a file from before the model column gains it after its own columns; its rows stay as written (the seed's)
+    assert lines[0] == f"{HEADER},note,model"
     assert lines[1] == "Ascend 910B2,Ascend 910C,advertised,matmul,1.2500001,x,keep"  # digits and column kept
     assert lines[2] == "broken,row"
-    assert lines[3] == "Ascend 910B2,Ascend 910C,advertised,attention,2,\"b vs c, 2026-12-01\","
+    assert lines[3] == f"Ascend 910B2,Ascend 910C,advertised,attention,2,\"b vs c, 2026-12-01\",,{new[0].model}"
+    factors, _ = read_factors(path)
+    assert [(f.category, f.model) for f in factors] == [("matmul", SEED), ("attention", new[0].model)]
+
+
+def test_a_factor_is_replaced_only_for_its_own_model(tmp_path):
+    path = tmp_path / "calibration.csv"
+    path.write_text(OLD, encoding="utf-8")  # matmul 1.25, written before the model column: the seed model's
+    save_factors([SavedFactor("Ascend 910B2", "Ascend 910C", ADVERTISED, "matmul", 2.0, "r", ROOFLINE)], path)
+    factors, _ = read_factors(path)
+    assert sorted((f.model, f.factor) for f in factors) == [(ROOFLINE, 2.0), (SEED, 1.25)]  # both kept
+    save_factors([SavedFactor("Ascend 910B2", "Ascend 910C", ADVERTISED, "matmul", 3.0, "s", SEED)], path)
+    factors, _ = read_factors(path)
+    assert sorted((f.model, f.factor) for f in factors) == [(ROOFLINE, 2.0), (SEED, 3.0)]  # the seed's replaced
 
 
 def test_mfu_predict_survives_a_damaged_calibration_file(capsys, tmp_path):
