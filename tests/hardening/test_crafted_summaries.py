@@ -189,3 +189,39 @@ def test_predict_from_a_summary_with_a_damaged_rank(summary, capsys):
     path.write_text(json.dumps(doc), encoding="utf-8")
     assert mfu(["predict", str(summary), "--targets", "910C", "--json"]) == 0
     assert _strict(capsys.readouterr().out)["ranks"] == [0, 2]  # rank 1 failed alone
+
+
+#: The roofline model's additions to a summarised rank's prediction inputs (main, issue 23), damaged.
+PREDICTION_DAMAGE = {
+    "shapes is text": ("shapes", "junk"),  # before: AttributeError ('str' object has no attribute 'get')
+    "a shape's group is text": ("shapes", [{"group": "x", "category": 0, "flops": 1.0, "bytes": 1.0,
+                                            "duration_us": 1.0, "count": 1}]),  # before: ValueError from numpy
+    "a shape's group is null": ("shapes", [{"group": None, "category": 0, "flops": 1.0, "bytes": 1.0,
+                                             "duration_us": 1.0, "count": 1}]),  # before: NaN cast to int64
+    "fallback flags are a list": ("fallback_flags", [1]),  # before: TypeError from dict([1])
+    "a group's roofline time is text": ("groups", [{"unit": "cube", "type": "MatMul", "roofline_us": "slow"}]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PREDICTION_DAMAGE))
+def test_damaged_roofline_inputs_fail_their_rank_alone(summary, capsys, case):
+    key, value = PREDICTION_DAMAGE[case]
+    path, doc = _document(summary)
+    assert "shapes" in doc["prediction"] and "fallback_flags" in doc["prediction"]  # the summary has them
+    doc["prediction"][key] = value
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    CASES["crafted summary documents"] += 1
+    _check(summary, capsys, 1)
+    assert mfu(["predict", str(summary), "--targets", "910C", "--json"]) == 0
+    assert _strict(capsys.readouterr().out)["ranks"] == [0, 2]  # rank 1 failed alone
+
+
+def test_a_summary_from_before_the_roofline_model_is_still_read(summary, capsys):
+    for path in (summary / "ranks").glob("*.json"):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        for key in ("shapes", "fallback_flags"):
+            doc["prediction"].pop(key)
+        path.write_text(json.dumps(doc), encoding="utf-8")
+    _check(summary, capsys, 0)
+    assert mfu(["predict", str(summary), "--targets", "910C", "--json"]) == 0
+    assert _strict(capsys.readouterr().out)["ranks"] == [0, 1, 2]

@@ -128,6 +128,7 @@ class Obj(Spec):
     required: bool = False
     nullable: bool = False
     exact: bool = False  # no key beyond those listed (the object becomes a record's arguments)
+    optional: tuple[str, ...] = ()  # keys that may be absent although ``required`` (added in a later version)
 
     def check(self, value: Any, where: str) -> str | None:
         if not isinstance(value, dict):
@@ -136,7 +137,7 @@ class Obj(Spec):
             return f"{where} has unexpected key {str(extra[0])[:40]!r}"
         for key, spec in self.keys.items():
             if key not in value:
-                if self.required:
+                if self.required and key not in self.optional:
                     return f"{where}.{key} is missing"
                 continue
             if (problem := spec.problem(value[key], f"{where}.{key}")) is not None:
@@ -195,9 +196,14 @@ _MEASURED = Obj({"steps": Int(0), "computing_us": _NUM, "comm_not_overlapped_us"
                  "wait_us": _NUM, "free_us": _NUM, "notes": ListOf(_TEXT)}, required=True, nullable=True, exact=True)
 _PREDICTION = Obj({
     "groups": _rows(unit=_TEXT, precision=_TEXT, type=_TEXT, count=_NUM, duration_us=_NUM, compute_weighted_us=_NUM,
-                    memory_weighted_us=_NUM, fallback_compute_us=_NUM, fallback_memory_us=_NUM),
+                    memory_weighted_us=_NUM, fallback_compute_us=_NUM, fallback_memory_us=_NUM, roofline_us=_NUM,
+                    roofline_memory_us=_NUM, category=_TEXT),
     "excluded": _rows(count=_NUM, time_us=_NUM, **{"class": _TEXT}), "flags": ListOf(_TEXT), "steps": Int(0),
-    "measured": _MEASURED}, required=True, nullable=True)
+    "measured": _MEASURED,
+    # the roofline model's distinct shapes and its fallback notes (absent from summaries made before it)
+    "shapes": _rows(group=Int(), category=Int(-128, 127), flops=_NUM, bytes=_NUM, duration_us=_NUM, count=_NUM),
+    "fallback_flags": MapOf(Text(nullable=False))},
+    required=True, nullable=True, optional=("shapes", "fallback_flags"))
 
 #: What a cluster summary keeps of a rank beyond its document
 #: (:func:`mfu_desktop.core.pipeline.summary_document.summary_document`).
