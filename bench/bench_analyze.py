@@ -14,7 +14,10 @@ that start-up and imports count the same way for all:
 FPAT — without gawk the row is skipped with a message), (e) ``mfu analyze --json`` again on the
 unchanged folder (served from the cache), and (g) ``mfu analyze --json`` of a profile of the
 same size whose matmuls have thousands of distinct shapes (MoE / dynamic shapes): grouping
-cost must stay proportional to the distinct groups, so (g)/(a) should stay near 1.
+cost must stay proportional to the distinct groups, so (g)/(a) should stay near 1. (h) times
+the rank's cache key in this process: the key of before issue 22 (path, size, mtime of each
+input) against today's (inode, ctime and a hash of a sample of the content added, so that a
+same-size edit with its mtime restored is not served stale), and what it adds to (e).
 
 Prints wall time and peak RSS of each and the ratios the targets are stated in:
 (a)/(c) ≤ 0.8, (a) < (b), (a) < (d), peak RSS of (a) ≤ 0.8 × the CSV, cache on disk ≤ 0.5 × the CSV,
@@ -53,6 +56,34 @@ def run_measured(cmd: list[str], env: dict[str, str] | None = None) -> tuple[flo
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(cmd[:4])} failed: {err[-2000:]}")
     return wall, usage.ru_maxrss / 1024.0, b"".join(chunks).decode(errors="replace")
+
+
+def key_cost(profile: Path, repeat: int = 50) -> tuple[float, float]:
+    """Seconds per rank key of ``profile``'s first rank: stat only (path, size, mtime: before issue 22), and today's.
+
+    Both hash their payload the same way; the files' pages are in the page cache after the
+    first run (as for a re-opened profile), so this is the key's own cost.
+    """
+    import hashlib
+    import json
+
+    from mfu_desktop.core.readers.discovery import discover
+    from mfu_desktop.core.store.cache import cache_key
+
+    folder = discover([profile]).ranks[0]
+
+    def stat_only() -> str:
+        ids = [[str(p), p.stat().st_size, p.stat().st_mtime_ns] for p in folder.input_files()]
+        return hashlib.sha256(json.dumps([str(folder.path.resolve()), ids]).encode()).hexdigest()[:32]
+
+    timings = []
+    for key in (stat_only, lambda: cache_key(folder)):
+        key()
+        t0 = time.perf_counter()
+        for _ in range(repeat):
+            key()
+        timings.append((time.perf_counter() - t0) / repeat)
+    return timings[0], timings[1]
 
 
 def awk_program(header: list[str]) -> str:
@@ -134,11 +165,12 @@ def main() -> int:
     cache_mb = sum(p.stat().st_size for p in (work / "cache").rglob("*") if p.is_file()) / 2**20
     rows["(e) mfu analyze --json, cached"] = best(mfu)
     # (f) the app's case: one process analyses, then re-opens the unchanged folder (start-up excluded)
-    script = ("import sys, time; from mfu_desktop.core.profile_analysis import analyze_paths; "
+    script = ("import sys, time; from mfu_desktop.core.pipeline.analyze import analyze_paths; "
               f"p = [{str(profile)!r}]; t = time.perf_counter(); analyze_paths(p, use_cache=False); "
               "first = time.perf_counter() - t; analyze_paths(p); t = time.perf_counter(); analyze_paths(p); "
               "print(first, time.perf_counter() - t)")
     first_s, cached_s = (float(x) for x in run_measured([py, "-c", script], env)[2].split())
+    stat_key_s, key_s = key_cost(profile)
     print(f"\nfile: {csv.name}, {args.rows:,} rows, {size_mb:.0f} MB")
     print(f"{'run':34} {'wall s':>8} {'peak RSS MB':>12}")
     for name, (wall, rss, _) in rows.items():
@@ -162,6 +194,8 @@ def main() -> int:
         print(f"  (g)/(a) thousands of shapes      : {g[0] / a[0]:.2f}  [≈ 1: cost grows with distinct groups only]")
     ratio = cached_s / first_s
     print(f"  (f) cached re-open in the app    : {cached_s:.3f} s / {first_s:.2f} s = {ratio:.3f}  [≤ 0.10]")
+    print(f"  (h) rank cache key, stat only    : {stat_key_s * 1e3:.3f} ms; with inode, ctime and content sample: "
+          f"{key_s * 1e3:.3f} ms ({key_s / stat_key_s:.0f}×, +{(key_s - stat_key_s) / e[0] * 100:.1f} % of (e))")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0

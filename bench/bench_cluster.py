@@ -33,9 +33,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SUMMARIZE = """
 import json, resource, sys, time
 from pathlib import Path
-from mfu_desktop.core.analysis import AnalysisOptions
-from mfu_desktop.core.chips import default_catalog
-from mfu_desktop.core.distributed import DaskRunner, summarize
+from mfu_desktop.core.analysis.options import AnalysisOptions
+from mfu_desktop.core.chips.catalog import default_catalog
+from mfu_desktop.core.pipeline.runners import DaskRunner
+from mfu_desktop.core.pipeline.summarize import summarize
 paths, out, workers = [Path(p) for p in sys.argv[1].split(",")], Path(sys.argv[2]), int(sys.argv[3])
 runner = DaskRunner(workers=workers)
 t = time.perf_counter()

@@ -66,9 +66,9 @@ def cmd_advise(args: argparse.Namespace) -> int:
 
 def _analysed(paths: list[Path], args: argparse.Namespace, catalog: ChipCatalog) -> FolderAnalysis | int:
     """The analysis of ``paths`` (a summary folder read back), or the exit code when it cannot be made."""
-    from mfu_desktop.core.store.summaries import SummaryError, is_summary, read_summary
+    from mfu_desktop.core.store.summaries import SummaryError, claims_summary, read_summary
 
-    if any(is_summary(p) for p in paths):
+    if any(claims_summary(p) for p in paths):
         if len(paths) > 1:
             print("mfu advise: error: a summary folder is advised on alone (no other PATH)", file=sys.stderr)
             return EXIT_USAGE

@@ -7,7 +7,6 @@ cached re-open imports no numpy/pandas. The analysis itself is imported only whe
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
@@ -30,7 +29,7 @@ from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
 from mfu_desktop.core.chips.vendor_terms import vendor_terms
 from mfu_desktop.core.cluster import documents as summary
-from mfu_desktop.core.numbers import calls, pct, sig
+from mfu_desktop.core.numbers import calls, json_text, pct, sig
 from mfu_desktop.core.report.json_contract import stamped
 
 if TYPE_CHECKING:
@@ -223,10 +222,12 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     except NoPath as exc:
         print(f"mfu analyze: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    from mfu_desktop.core.store.summaries import is_summary
+    from mfu_desktop.core.store.summaries import claims_summary
 
-    if any(is_summary(p) for p in paths):
+    if any(claims_summary(p) for p in paths):
         return _analyze_summary(paths, args, options)
+    if args.export and (code := _check_export(args, paths)) is not None:
+        return code
     catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
     for problem in catalog.problems:
         print(f"warning: {problem}", file=sys.stderr)
@@ -292,11 +293,33 @@ def _analyze_profiles(paths: list[Path], options: AnalysisOptions, catalog: Chip
     folder = result.document()
     if not result.ranks:
         if args.json:
-            print(json.dumps(stamped(summary.analysis_json(folder)), ensure_ascii=False))
+            print(json_text(stamped(summary.analysis_json(folder)), ensure_ascii=False))
         return nothing_analysed("analyze", result.warnings)
     if args.export and (code := _export(result, args)) is not None:
         return code
     return _show(folder, args)
+
+
+#: The table formats ``--export`` writes.
+EXPORT_FORMATS = ("csv", "parquet")
+
+
+def _check_export(args: argparse.Namespace, paths: list[Path]) -> int | None:
+    """Refuse ``--export`` before anything is analysed: inside or above a profile, or over what is not ours.
+
+    Returns:
+        :data:`EXIT_USAGE` (printed) when the folder is refused, ``None`` when it is fine.
+    """
+    from mfu_desktop.core.report.analysis_export import analysis_export_names
+    from mfu_desktop.core.writing import ExportError, check_output_folder, refuse_profile_destination
+
+    try:
+        refuse_profile_destination(args.export, paths)
+        check_output_folder(args.export, analysis_export_names(EXPORT_FORMATS), args.force)
+    except ExportError as exc:
+        print(f"mfu analyze: error: argument --export: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return None
 
 
 def _export(result: FolderAnalysis, args: argparse.Namespace) -> int | None:
@@ -305,7 +328,7 @@ def _export(result: FolderAnalysis, args: argparse.Namespace) -> int | None:
     from mfu_desktop.core.writing import ExportError
 
     try:
-        written = export_analysis(result, args.export, formats=("csv", "parquet"))
+        written = export_analysis(result, args.export, formats=EXPORT_FORMATS, force=args.force)
         if not args.json:
             print("wrote " + ", ".join(str(p) for p in written))
     except ExportError as exc:
@@ -333,7 +356,7 @@ def _show(folder: dict[str, Any], args: argparse.Namespace, summary_root: Path |
     if args.json:
         if isinstance(args.ranks, list):
             _chosen_ranks(folder, args.ranks)
-        print(json.dumps(stamped(summary.analysis_json(folder)), ensure_ascii=False))
+        print(json_text(stamped(summary.analysis_json(folder)), ensure_ascii=False))
     else:
         _print_analysis(folder, args.top, args.ranks, sources)
     for w in folder["warnings"]:
@@ -355,6 +378,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     analyze.add_argument("--json", action="store_true", help="print one JSON object")
     analyze.add_argument("--export", type=Path, metavar="DIR",
                          help="write the annotated kernels (CSV + Parquet), every aggregate (CSV), summary.json and "
-                              "summary.md to DIR, never inside PATH; every file written is listed")
+                              "summary.md to DIR: a new or empty folder (or an earlier export, with --force), never "
+                              "inside or above a profile; every file written is listed")
+    analyze.add_argument("--force", action="store_true",
+                         help="with --export: replace the files of an earlier export in DIR")
     analyze.add_argument("--no-cache", action="store_true", help="parse again even when a cached copy exists")
     analyze.set_defaults(func=cmd_analyze)

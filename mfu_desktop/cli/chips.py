@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from mfu_desktop.cli.common import EXIT_OK, UsageError, catalog_from_args
 from mfu_desktop.core.chips.catalog import UnknownChipError
+from mfu_desktop.core.numbers import json_text
 from mfu_desktop.core.paths import user_catalog_path
 from mfu_desktop.core.report.json_contract import stamped
 
@@ -41,7 +41,7 @@ def cmd_chips(args: argparse.Namespace) -> int:
                 "notes": chip.notes,
                 "origin": chip.origin,
             })
-        print(json.dumps(stamped({"chips": out, "problems": catalog.problems}), ensure_ascii=False))
+        print(json_text(stamped({"chips": out, "problems": catalog.problems}), ensure_ascii=False))
         return EXIT_OK
     if args.name:
         chip = chips[0]

@@ -3,16 +3,56 @@
 from __future__ import annotations
 
 import argparse
-import json
+import codecs
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
 from mfu_desktop.core.chips.catalog import CatalogError, ChipCatalog, Peak, UnknownChipError
 from mfu_desktop.core.chips.dtypes import ComputeDtype
 from mfu_desktop.core.formulas.shapes import ShapeError, parse_dims
+from mfu_desktop.core.numbers import json_text
 from mfu_desktop.core.report.json_contract import stamped
+
+#: ASCII for the symbols the output uses, when the console's encoding cannot hold them (GBK has no "µ").
+_ASCII_FOR = {"µ": "u", "·": "*", "×": "x", "≈": "~", "–": "-", "—": "-", "≤": "<=", "≥": ">=", "→": "->",
+              "←": "<-", "Σ": "sum ", "²": "^2", "³": "^3", "ᵀ": "^T", "…": "...", "≠": "!=", "±": "+/-", "√": "sqrt"}
+_OUTPUT_ERRORS = "mfu-ascii-fallback"
+
+
+def _ascii_fallback(error: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: a symbol the encoding lacks becomes its ASCII spelling (``µs`` → ``us``), else ``?``."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    bad = error.object[error.start:error.end]
+    return "".join(_ASCII_FOR.get(ch, "?") for ch in bad), error.end
+
+
+codecs.register_error(_OUTPUT_ERRORS, _ascii_fallback)
+
+
+def tolerant_output() -> None:
+    """Make stdout and stderr write what their encoding can hold instead of crashing on it.
+
+    A Chinese Windows console, or ``PYTHONIOENCODING=gbk``, cannot encode "µ": every
+    printed time used to end the command with ``UnicodeEncodeError``.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        try:
+            "µ·×≈–—≤→Σ…".encode(encoding)
+            continue
+        except (UnicodeEncodeError, LookupError):
+            pass
+        if reconfigure is not None:
+            try:
+                reconfigure(errors=_OUTPUT_ERRORS)
+            except (ValueError, OSError):
+                pass
+
 
 #: Exit codes of every ``mfu`` command (README, "Command line").
 EXIT_OK = 0
@@ -20,7 +60,8 @@ EXIT_OK = 0
 EXIT_NOTHING = 1
 #: A bad argument (one ``error:`` line naming it).
 EXIT_USAGE = 2
-#: The result is printed, but something given was skipped: a path that is not a profile, a rank that failed.
+#: The result is printed, but something given was skipped: a path that is not a profile, a rank that failed,
+#: a rank lost with its worker (``mfu summarize``).
 EXIT_PARTIAL = 3
 EXIT_CANCELLED = 130
 
@@ -33,15 +74,22 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (``mfu calc gemm: error: argument --m: ...``) and no abbreviations.
+    """argparse with one-line errors (``mfu calc gemm: error: …``), no abbreviations, an epilog made when shown.
 
     ``--target`` never stands for ``--targets`` (nor ``--tar`` for either): an option is spelt in full
-    or it is an error.
+    or it is an error. ``epilog_text`` is called only when the help is printed (``mfu --help``
+    states the cache's place and size, which takes a look at the disk).
     """
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: object, epilog_text: Callable[[], str] | None = None, **kwargs: object) -> None:
         kwargs.setdefault("allow_abbrev", False)
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._epilog_text = epilog_text
+
+    def format_help(self) -> str:
+        if self._epilog_text is not None:
+            self.epilog = self._epilog_text()
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
@@ -165,7 +213,7 @@ def resolve_peak(args: argparse.Namespace, required: bool = True) -> Peak | None
 def emit(args: argparse.Namespace, payload: dict[str, object], text: str) -> None:
     """Print ``payload`` as one JSON object with ``--json``, else ``text``."""
     if args.json:
-        print(json.dumps(stamped(payload), ensure_ascii=False, indent=None, default=json_default))
+        print(json_text(stamped(payload), ensure_ascii=False, default=json_default))
     else:
         print(text)
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from mfu_desktop.cli.common import EXIT_NOTHING, EXIT_OK, EXIT_USAGE
 from mfu_desktop.cli.model_options import add_model_options
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
+from mfu_desktop.core.numbers import json_text
 
 
 def add_command(sub: argparse._SubParsersAction) -> None:
@@ -25,7 +25,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--export", type=Path, metavar="DIR",
                    help="write comparison.csv, comparison.xlsx, comparison.json and comparison.md (the charts: "
-                        "the window's Compare tab → Export…); every file written is listed")
+                        "the window's Compare tab → Export…) to DIR: a new or empty folder (or an earlier export, "
+                        "with --force), never inside or above a profile; every file written is listed")
+    p.add_argument("--force", action="store_true", help="with --export: replace the files of an earlier export")
     p.add_argument("--no-cache", action="store_true", help="parse again even when a cached copy exists")
     add_model_options(p)  # chip vs chip: the prediction beside the measurement is mfu predict's
     p.set_defaults(func=cmd_compare)
@@ -44,10 +46,10 @@ def _load(path: Path, chip: str | None, catalog: ChipCatalog, use_cache: bool, o
     from mfu_desktop.core.analysis.options import AnalysisOptions
     from mfu_desktop.core.pipeline.analyze import analyze_paths
     from mfu_desktop.core.pipeline.from_summary import analysis_from_summary, summary_conflict
-    from mfu_desktop.core.store.summaries import is_summary, read_summary
+    from mfu_desktop.core.store.summaries import claims_summary, read_summary
 
     options = AnalysisOptions(chip=chip)
-    if is_summary(path):
+    if claims_summary(path):
         summary = read_summary(path)
         conflict = summary_conflict(summary, options, catalog, option)
         if conflict:
@@ -64,6 +66,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from mfu_desktop.core.report.json_contract import stamped
     from mfu_desktop.core.store.summaries import SummaryError
 
+    if args.export and (code := _check_export(args)) is not None:
+        return code
     catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
     families = list(DEFAULT_FAMILIES)
     if args.families:
@@ -102,16 +106,34 @@ def cmd_compare(args: argparse.Namespace) -> int:
         from mfu_desktop.core.writing import ExportError
 
         try:
-            written = export_comparison(comparison, args.export, [args.base, args.new])
+            written = export_comparison(comparison, args.export, [args.base, args.new], args.force)
         except ExportError as exc:
             print(f"mfu compare: error: argument --export: {exc}", file=sys.stderr)
             return EXIT_USAGE
         if not args.json:
             print("wrote " + ", ".join(str(p) for p in written))
     if args.json:
-        print(json.dumps(stamped(comparison_json(comparison)), ensure_ascii=False))
+        print(json_text(stamped(comparison_json(comparison)), ensure_ascii=False))
     else:
         from mfu_desktop.core.compare.report import console_text
 
         print(console_text(comparison, args.top))
     return EXIT_OK
+
+
+def _check_export(args: argparse.Namespace) -> int | None:
+    """Refuse ``--export`` before anything is read: inside or above a profile, or over what is not MFU Desktop's.
+
+    Returns:
+        :data:`EXIT_USAGE` (printed) when the folder is refused, ``None`` when it is fine.
+    """
+    from mfu_desktop.core.compare.report import COMPARISON_FILES
+    from mfu_desktop.core.writing import ExportError, check_output_folder, refuse_profile_destination
+
+    try:
+        refuse_profile_destination(args.export, [args.base, args.new])
+        check_output_folder(args.export, COMPARISON_FILES, args.force)
+    except ExportError as exc:
+        print(f"mfu compare: error: argument --export: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return None

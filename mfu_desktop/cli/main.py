@@ -14,13 +14,14 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from mfu_desktop import __version__
-from mfu_desktop.cli import advise, analyze, calc, chips, compare, model, predict, summarize, timeline
+from mfu_desktop.cli import advise, analyze, cache, calc, chips, compare, model, predict, summarize, timeline
 from mfu_desktop.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     SUBPARSERS,
     Parser,
     UsageError,
+    tolerant_output,
 )
 from mfu_desktop.core.formulas.flops import FlopError
 from mfu_desktop.core.formulas.shapes import ShapeError
@@ -36,13 +37,14 @@ COMMANDS = (
     compare.add_command,
     predict.add_command,
     timeline.add_command,
+    cache.add_command,
 )
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the ``mfu`` argument parser."""
     parser = Parser(prog="mfu", description="MFU Desktop command line: MFU calculator, profiler analysis, "
-                     "cross-chip prediction.")
+                     "cross-chip prediction.", epilog_text=cache.cache_line)
     parser.add_argument("--version", action="version", version=f"mfu {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser,
                                 title="commands (mfu COMMAND --help for each)")
@@ -57,6 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     ``mfu`` or ``mfu calc`` alone prints the usage with the list of commands (exit 0).
     """
+    tolerant_output()
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:

@@ -29,8 +29,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
                    help="extra chip catalog (also the original predictor's devices_info.csv)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="write performance_prediction and kernel_prediction_detail (as --format says) and "
-                        "architecture_rules.csv (the rules used) to DIR, never inside PATH; every file written is "
-                        "listed")
+                        "architecture_rules.csv (the rules used) to DIR: a new or empty folder (or an earlier "
+                        "prediction, with --force), never inside or above a profile; every file written is listed")
+    p.add_argument("--force", action="store_true", help="with --out: replace the files of an earlier prediction in DIR")
     p.add_argument("--format", choices=OUTPUT_FORMATS, default="csv",
                    help="files of --out: csv (the original script's layout, default), parquet (typed, ~8× smaller) "
                         "or both")

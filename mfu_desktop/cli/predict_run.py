@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import date
 from pathlib import Path
@@ -15,7 +14,7 @@ from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog, UnknownChipError
 from mfu_desktop.core.cluster.folder import FolderAnalysis
-from mfu_desktop.core.numbers import pct
+from mfu_desktop.core.numbers import json_text, pct
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.predict.basis import Basis
 from mfu_desktop.core.predict.calibrate import calibrate
@@ -24,8 +23,14 @@ from mfu_desktop.core.predict.inputs import choose_source, rank_inputs, summary_
 from mfu_desktop.core.predict.predictor import Prediction, predict, resolve_targets
 from mfu_desktop.core.predict.rules import DEFAULT_RULES, rules_from_csv, with_rules_disabled
 from mfu_desktop.core.report.json_contract import stamped
-from mfu_desktop.core.report.prediction_rows import console_table, prediction_json, target_lines, write_outputs
-from mfu_desktop.core.writing import ExportError, forbid_inside
+from mfu_desktop.core.report.prediction_rows import (
+    console_table,
+    prediction_json,
+    prediction_output_names,
+    target_lines,
+    write_outputs,
+)
+from mfu_desktop.core.writing import ExportError, check_output_folder, refuse_profile_destination
 
 if TYPE_CHECKING:
     from mfu_desktop.core.store.summaries import Summary
@@ -52,9 +57,9 @@ def _load(args: argparse.Namespace, paths: list[Path], catalog: ChipCatalog) -> 
 
 def _summary(paths: list[Path]):
     """The cluster summary when PATH is one (prediction then works from its documents), else ``None``."""
-    from mfu_desktop.core.store.summaries import SummaryError, is_summary, read_summary
+    from mfu_desktop.core.store.summaries import SummaryError, claims_summary, read_summary
 
-    if len(paths) != 1 or not is_summary(paths[0]):
+    if len(paths) != 1 or not claims_summary(paths[0]):
         return None
     try:
         return read_summary(paths[0])
@@ -122,7 +127,7 @@ def _run_calibration(args: argparse.Namespace, result: FolderAnalysis, source: C
         except ExportError as exc:
             raise _Usage(f"argument --save-calibration: {exc}") from None
     if args.json:
-        print(json.dumps(stamped({**cal.to_json(), "saved_to": str(saved) if saved else None}), ensure_ascii=False))
+        print(json_text(stamped({**cal.to_json(), "saved_to": str(saved) if saved else None}), ensure_ascii=False))
         return EXIT_OK
     print(f"calibration: {cal.source} → {cal.target} ({cal.model} model, {cal.basis} basis)")
     print(f"{'type':<34} {'predicted µs':>14} {'measured µs':>14} {'error':>9}")
@@ -174,6 +179,8 @@ def _run_prediction(args: argparse.Namespace, catalog: ChipCatalog) -> int:
         paths = profile_paths(args, [args.path] if args.path else [])
     except NoPath as exc:
         raise _Usage(str(exc)) from None
+    if args.out:
+        _check_out(args, paths)
     summary = _summary(paths)
     result = None if summary is not None else _load(args, paths, catalog)
     inputs, detected = summary_inputs(summary.documents) if summary is not None else (rank_inputs(result), None)
@@ -188,21 +195,29 @@ def _run_prediction(args: argparse.Namespace, catalog: ChipCatalog) -> int:
             raise _Usage("argument --calibrate: calibration needs the profiles, not a summary")
         return _run_calibration(args, result, source, rules, catalog)
     targets = _targets(catalog, args.targets)
-    if args.out:
-        try:
-            forbid_inside(args.out, paths)
-        except ExportError as exc:
-            raise _Usage(f"argument --out: {exc}") from None
     prediction = predict(inputs, source, targets, rules, args.assume_cpu, keep_details=bool(args.out),
                          basis=_basis(args))
     prediction.warnings[0:0] = _analysis_warnings(summary, result, bool(args.out))
     if args.out:
-        _write_prediction(prediction, args)
+        _write_prediction(prediction, args, paths)
     if args.json:
-        print(json.dumps(prediction_json(prediction), ensure_ascii=False))
+        print(json_text(prediction_json(prediction), ensure_ascii=False))
     else:
         _print_prediction(prediction, why, args.lang)
     return _skipped_code(paths, result)
+
+
+def _check_out(args: argparse.Namespace, paths: list[Path]) -> None:
+    """Refuse ``--out`` before anything is read: inside or above a profile, or over what is not MFU Desktop's.
+
+    Raises:
+        _Usage: Naming the argument and why.
+    """
+    try:
+        refuse_profile_destination(args.out, paths)
+        check_output_folder(args.out, prediction_output_names(args.format), args.force)
+    except ExportError as exc:
+        raise _Usage(f"argument --out: {exc}") from None
 
 
 def _skipped_code(paths: list[Path], result: FolderAnalysis | None) -> int:
@@ -272,14 +287,14 @@ def _analysis_warnings(summary: Summary | None, result: FolderAnalysis | None, d
                "only (kernel_prediction_detail is empty)"] if detail else [])]
 
 
-def _write_prediction(prediction: Prediction, args: argparse.Namespace) -> None:
+def _write_prediction(prediction: Prediction, args: argparse.Namespace, paths: list[Path]) -> None:
     """Write the prediction's files to ``--out`` (and say so, unless ``--json``).
 
     Raises:
         _Usage: When they cannot be written.
     """
     try:
-        written = write_outputs(prediction, args.out, args.format)
+        written = write_outputs(prediction, args.out, args.format, paths, args.force)
     except ExportError as exc:
         raise _Usage(f"argument --out: {exc}") from None
     if not args.json:

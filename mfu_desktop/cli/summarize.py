@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mfu_desktop.cli.common import EXIT_CANCELLED, EXIT_NOTHING, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
-from mfu_desktop.cli.profile_options import add_analysis_options, split_sources
+from mfu_desktop.cli.profile_options import add_analysis_options, nothing_analysed, split_sources
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
 
 if TYPE_CHECKING:
     from mfu_desktop.core.analysis.options import AnalysisOptions
-    from mfu_desktop.core.pipeline.summarize import Runner, SummarizeResult
+    from mfu_desktop.core.pipeline.runners import Runner
+    from mfu_desktop.core.pipeline.summarize import SummarizeResult
+    from mfu_desktop.core.readers.base import Discovery
 
 
 def add_command(sub: argparse._SubParsersAction) -> None:
@@ -33,8 +35,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
-    """Run ``mfu summarize``."""
+    """Run ``mfu summarize``: every input is checked and the ranks found before a folder is made or Dask started."""
     from mfu_desktop.cli.profile_options import analysis_options
+    from mfu_desktop.core.readers.discovery import discover
 
     if (code := _check_destination(args)) is not None:
         return code
@@ -46,18 +49,21 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     except UnknownChipError as exc:
         print(f"mfu summarize: error: argument --chip: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    found = discover(list(args.paths))
+    if not found.ranks:
+        return nothing_analysed("summarize", found.warnings)
     runner = _runner(args)
     if isinstance(runner, int):
         return runner
     started = time.perf_counter()
-    result = _run_summary(args, options, catalog, runner)
+    result = _run_summary(args, options, catalog, runner, found)
     if isinstance(result, int):
         return result
     return _report(args, result, time.perf_counter() - started)
 
 
 def _check_destination(args: argparse.Namespace) -> int | None:
-    """Refuse a worker count below 1 and a summary folder inside a profiler folder.
+    """Refuse a worker count below 1, and a summary folder inside or above a profile or holding something else.
 
     Returns:
         :data:`EXIT_USAGE` after printing the error, ``None`` when the arguments are fine.
@@ -65,32 +71,38 @@ def _check_destination(args: argparse.Namespace) -> int | None:
     if args.workers is not None and args.workers < 1:
         print("mfu summarize: error: argument --workers: must be at least 1", file=sys.stderr)
         return EXIT_USAGE
-    from mfu_desktop.core.writing import ExportError, forbid_inside
+    from mfu_desktop.core.store.summaries import SummaryError, check_summary_destination
+    from mfu_desktop.core.writing import ExportError, refuse_profile_destination
 
     try:
-        forbid_inside(args.out, args.paths)  # the app never writes into a profiler folder
-    except ExportError as exc:
+        refuse_profile_destination(args.out, args.paths)  # the app never writes into a profiler folder
+        check_summary_destination(args.out)
+    except (ExportError, SummaryError) as exc:
         print(f"mfu summarize: error: argument --out: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return None
 
 
 def _runner(args: argparse.Namespace) -> Runner | int:
-    """The executor ``--scheduler`` / ``--workers`` ask for, or :data:`EXIT_USAGE` (printed) when it cannot start."""
-    from mfu_desktop.core.pipeline.summarize import MissingExtra, make_runner
+    """The executor ``--scheduler`` / ``--workers`` ask for, or an exit code (printed) when it cannot start.
+
+    An address that is not a scheduler's is a usage error (2); a scheduler that cannot be
+    reached, does not answer or has no workers is a failure to run (1).
+    """
+    from mfu_desktop.core.pipeline.runners import MissingExtra, SchedulerError, make_runner
 
     try:
         return make_runner(args.scheduler, args.workers)
     except MissingExtra as exc:
         print(f"mfu summarize: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except OSError as exc:  # the scheduler cannot be reached
+    except SchedulerError as exc:
         print(f"mfu summarize: error: argument --scheduler: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return EXIT_USAGE if exc.bad_address else EXIT_NOTHING
 
 
-def _run_summary(args: argparse.Namespace, options: AnalysisOptions, catalog: ChipCatalog,
-                 runner: Runner) -> SummarizeResult | int:
+def _run_summary(args: argparse.Namespace, options: AnalysisOptions, catalog: ChipCatalog, runner: Runner,
+                 found: Discovery) -> SummarizeResult | int:
     """Summarise the ranks with a progress line on a terminal; the runner is closed whatever happens.
 
     Returns:
@@ -105,7 +117,7 @@ def _run_summary(args: argparse.Namespace, options: AnalysisOptions, catalog: Ch
             print(f"\r{done}/{total} ranks summarised ({failed} failed)", end="", file=sys.stderr, flush=True)
 
     try:
-        result = summarize(args.paths, args.out, options, catalog, runner, progress)
+        result = summarize(args.paths, args.out, options, catalog, runner, progress, found)
     except OSError as exc:
         print(f"mfu summarize: error: cannot write {args.out}: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -120,13 +132,10 @@ def _report(args: argparse.Namespace, result: SummarizeResult, elapsed: float) -
     """Print what was summarised, reused and not, and where the summary is; the exit code says how it went.
 
     Returns:
-        :data:`EXIT_OK`; :data:`EXIT_PARTIAL` when a path held no profile or a rank failed;
-        :data:`EXIT_NOTHING` when nothing was summarised; :data:`EXIT_CANCELLED` on Ctrl+C.
+        :data:`EXIT_OK`; :data:`EXIT_PARTIAL` when a path held no profile or a rank failed (ranks lost with
+        their workers included: a re-run completes them); :data:`EXIT_NOTHING` when nothing was
+        summarised; :data:`EXIT_CANCELLED` on Ctrl+C.
     """
-    if not result.ranks:
-        print(f"mfu summarize: error: no profiler ranks found in {', '.join(str(p) for p in args.paths)}",
-              file=sys.stderr)
-        return EXIT_NOTHING
     print(f"{result.ranks} rank(s): {result.summarised} summarised, {result.reused} unchanged since the last run, "
           f"{len(result.failed)} not summarised — {elapsed:.1f} s on {result.runner}")
     for entry in result.failed:
@@ -140,5 +149,8 @@ def _report(args: argparse.Namespace, result: SummarizeResult, elapsed: float) -
         return EXIT_CANCELLED
     if not result.summarised + result.reused:
         return EXIT_NOTHING
+    if result.lost:
+        print(f"mfu summarize: error: {result.lost} rank(s) lost: their tasks never came back (a worker lost, or no "
+              "worker left); the summary holds the others: run again to complete it", file=sys.stderr)
     _, skipped = split_sources([str(p) for p in args.paths], result.rank_paths)
     return EXIT_PARTIAL if skipped or result.failed else EXIT_OK

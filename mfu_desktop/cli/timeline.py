@@ -48,6 +48,19 @@ def _chosen_rank(result: FolderAnalysis, rank: int | None) -> RankAnalysis | str
     return ranks[rank]
 
 
+def _refused_out(args: argparse.Namespace, paths: list[Path]) -> str | None:
+    """Why ``--out`` may not be written (inside a profile, over a file MFU Desktop did not write …), or ``None``."""
+    from mfu_desktop.core.report.chrome_trace import TRACE_SIGNATURE
+    from mfu_desktop.core.writing import ExportError, check_output_file, refuse_profile_destination
+
+    try:
+        refuse_profile_destination(args.out, paths, file=True)
+        check_output_file(args.out, TRACE_SIGNATURE, args.force)
+    except ExportError as exc:
+        return str(exc)
+    return None
+
+
 def _load(args: argparse.Namespace) -> FolderAnalysis | int:
     """The analysed profile, or the exit code of what went wrong (printed)."""
     from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
@@ -60,6 +73,8 @@ def _load(args: argparse.Namespace) -> FolderAnalysis | int:
         return _error(str(exc))
     if any(is_summary(p) for p in paths):
         return _error("a cluster summary holds no kernels: export the timeline from the rank's own folder")
+    if (refused := _refused_out(args, paths)) is not None:  # said before the profile is read (seconds at 1M kernels)
+        return _error(f"argument --out: {refused}")
     catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
     progress = ConsoleProgress(sys.stderr.isatty() and not args.json)
     try:
@@ -78,7 +93,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     from mfu_desktop.core.analysis.memory import memory_of
     from mfu_desktop.core.readers.host_ops import read_host_ops
     from mfu_desktop.core.report.chrome_trace import write_chrome_trace
-    from mfu_desktop.core.writing import ExportError, forbid_inside
+    from mfu_desktop.core.writing import ExportError, refuse_profile_destination
 
     result = _load(args)
     if isinstance(result, int):
@@ -88,8 +103,9 @@ def cmd_timeline(args: argparse.Namespace) -> int:
         return _error(chosen)
     host = None if args.no_host else read_host_ops(chosen.folder, chosen.kernels)
     try:
-        forbid_inside(args.out, [*result.discovery.roots, *(r.folder.path for r in result.ranks)])
-        export = write_chrome_trace(chosen, args.out, args.step, host, memory_of(chosen))
+        refuse_profile_destination(args.out, [*result.discovery.roots, *(r.folder.path for r in result.ranks)],
+                                   file=True)
+        export = write_chrome_trace(chosen, args.out, args.step, host, memory_of(chosen), force=args.force)
     except ExportError as exc:
         return _error(f"argument --out: {exc}")
     except ValueError as exc:
@@ -118,7 +134,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rank", type=int, metavar="N", help="the rank to export (needed when the profile has several)")
     p.add_argument("--step", metavar="K", help="export only step K (default: the whole capture)")
     p.add_argument("--out", type=Path, required=True, metavar="FILE.json",
-                   help="the trace file to write (never inside PATH)")
+                   help="the trace file to write (never inside a profile nor among its ranks or traces; an existing "
+                        "file only with --force, and only one MFU Desktop wrote)")
+    p.add_argument("--force", action="store_true", help="replace an earlier trace of MFU Desktop at --out")
     p.add_argument("--no-host", action="store_true", help="leave the host operators out (no second read of the files)")
     add_analysis_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -1,10 +1,12 @@
-"""Number formatting shared by derivations, the CLI and the GUI."""
+"""Number formatting shared by derivations, the CLI and the GUI, and numbers in JSON (always valid)."""
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 
 def finite_number(value: object) -> float | None:
@@ -16,6 +18,34 @@ def finite_number(value: object) -> float | None:
     except (TypeError, ValueError):
         return None
     return out if math.isfinite(out) else None
+
+
+def finite_json(value: Any) -> Any:
+    """``value`` with every non-finite number (NaN, ±inf) replaced by ``None``, recursively.
+
+    JSON has no NaN or Infinity (``json.dumps`` writes them, and no strict parser reads them);
+    numpy scalars become Python numbers, tuples become lists, paths and other objects are left
+    for ``json.dumps``' ``default``.
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_json(v) for v in value]
+    if hasattr(value, "item") and hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:
+        return finite_json(value.item())  # numpy scalars
+    return value
+
+
+def json_text(data: Any, **options: Any) -> str:
+    """The one way MFU Desktop writes JSON: valid whatever the numbers (non-finite → ``null``).
+
+    Args:
+        data: What to write.
+        **options: ``json.dumps`` options (``indent``, ``ensure_ascii``, ``default`` …).
+    """
+    return json.dumps(finite_json(data), allow_nan=False, **options)
 
 
 #: Significant figures of every headline result (mfu.md §1: "3 significant figures").

@@ -35,8 +35,13 @@ from PySide6.QtWidgets import (
 
 from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.paths import demo_profile_dir
-from mfu_desktop.core.report.analysis_export import export_analysis
-from mfu_desktop.core.writing import ExportError, forbid_inside
+from mfu_desktop.core.report.analysis_export import analysis_export_names, analysis_sources, export_analysis
+from mfu_desktop.core.writing import (
+    ExportError,
+    check_output_folder,
+    mark_output_folder,
+    refuse_profile_destination,
+)
 from mfu_desktop.gui.charts.profile_charts import export_plot
 from mfu_desktop.gui.dialogs.export_dialog import ExportChoice, ExportDialog
 from mfu_desktop.gui.find_bar import FindBar, FindTarget
@@ -74,6 +79,20 @@ def mode_from_modifiers(modifiers: Qt.KeyboardModifier) -> str | None:
     if modifiers & Qt.KeyboardModifier.ShiftModifier:
         return "replace"
     return None
+
+
+def _copy_or_link(event: QDropEvent | QDragEnterEvent) -> bool:
+    """Take a drop as a Copy (else a Link), never a Move: the file manager must not delete the profile after it.
+
+    Accepting the proposed action took a Move when the source proposed one (Shift-drag, or a
+    drag between volumes on some desktops). Returns ``False`` when the source allows neither.
+    """
+    actions = event.possibleActions()
+    for action in (Qt.DropAction.CopyAction, Qt.DropAction.LinkAction):
+        if actions & action:
+            event.setDropAction(action)
+            return True
+    return False
 
 
 def folder_key(paths: list[Path]) -> str:
@@ -358,15 +377,15 @@ class MainWindow(QMainWindow):
     # --- opening -----------------------------------------------------------------------------
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasUrls() and local_paths(event.mimeData().urls()):
-            event.acceptProposedAction()
+        if event.mimeData().hasUrls() and local_paths(event.mimeData().urls()) and _copy_or_link(event):
+            event.accept()
             self.drop_hint.show_over(self.centralWidget())
         else:
             event.ignore()
 
     def dragMoveEvent(self, event: QDragMoveEvent) -> None:
-        if event.mimeData().hasUrls() and local_paths(event.mimeData().urls()):
-            event.acceptProposedAction()
+        if event.mimeData().hasUrls() and local_paths(event.mimeData().urls()) and _copy_or_link(event):
+            event.accept()
         else:
             event.ignore()
 
@@ -377,8 +396,8 @@ class MainWindow(QMainWindow):
     def dropEvent(self, event: QDropEvent) -> None:
         self.drop_hint.hide()
         paths = local_paths(event.mimeData().urls()) if event.mimeData().hasUrls() else []
-        if paths:
-            event.acceptProposedAction()
+        if paths and _copy_or_link(event):
+            event.accept()
             self.dropped(paths, event.modifiers())
         else:
             event.ignore()
@@ -566,23 +585,38 @@ class MainWindow(QMainWindow):
     # --- export ------------------------------------------------------------------------------
 
     def export_dialog(self) -> None:
-        """File → Export analysis: tables, charts, summary."""
+        """File → Export analysis: tables, charts, summary (the dialog stays open on a refusal)."""
         if self.profiler.result is None or not self.profiler.result.ranks:
             self.info.show_message(self.tr("Nothing to export yet: open a profile first."))
             return
         default = Path(self.start_folder()) / "mfu-export"
-        dialog = ExportDialog(default, self)
+        dialog = ExportDialog(default, self, check=self.check_export)
         if dialog.exec():
             self.export_to(dialog.choice())
 
+    def _export_names(self, choice: ExportChoice) -> list[str]:
+        """Every file an export of ``choice`` writes: the charts and the tables."""
+        charts = [f"{name}.{fmt}" for fmt in choice.charts for name in self.chart_plots()]
+        return charts + analysis_export_names(choice.tables)
+
+    def check_export(self, choice: ExportChoice) -> None:
+        """Whether ``choice`` may be written (never inside or above a profile, never over what is not ours).
+
+        Raises:
+            ExportError: Why not (:class:`~mfu_desktop.core.writing.OverwriteRefused` when an earlier
+                export would be replaced without ``choice.force``).
+        """
+        result = self.profiler.result
+        refuse_profile_destination(choice.folder, analysis_sources(result) if result is not None else [])
+        check_output_folder(choice.folder, self._export_names(choice), choice.force)
+
     def export_to(self, choice: ExportChoice) -> None:
-        """Write the tables (background) and the charts (here, they are widgets) into ``choice.folder``."""
+        """Write the charts (here: they are widgets), then the tables (background) into ``choice.folder``."""
         result = self.profiler.result
         if result is None:
             return
-        roots = [r.folder.path for r in result.ranks] + list(result.discovery.roots)
         try:
-            forbid_inside(choice.folder, roots)
+            self.check_export(choice)
         except ExportError as exc:
             self.info.show_message(self.tr("Export refused: {0}").format(exc))
             return
@@ -591,6 +625,8 @@ class MainWindow(QMainWindow):
             for fmt in choice.charts:
                 for name, chart in self.chart_plots().items():
                     written.append(export_plot(chart, choice.folder / f"{name}.{fmt}"))
+            if written:
+                mark_output_folder(choice.folder, "analysis export", written)
         except ExportError as exc:
             self.info.show_message(self.tr("Export failed: {0}").format(exc))
             return
@@ -600,8 +636,9 @@ class MainWindow(QMainWindow):
             self.show_status(self.tr("Exported {0} files to {1}").format(len(paths) + len(written), choice.folder))
 
         lang = current_language()
-        self.runner.start(EXPORT_CHANNEL, lambda progress: export_analysis(result, choice.folder, tables, lang), done,
-                          lambda msg: self.info.show_message(self.tr("Export failed: {0}").format(msg)),
+        self.runner.start(EXPORT_CHANNEL,
+                          lambda progress: export_analysis(result, choice.folder, tables, lang, force=choice.force),
+                          done, lambda msg: self.info.show_message(self.tr("Export failed: {0}").format(msg)),
                           label=self.tr("Exporting"))
 
     def chart_plots(self) -> dict[str, QWidget]:

@@ -7,7 +7,7 @@ Any :class:`TableView` over a :class:`~mfu_desktop.gui.models.dataframe_model.Da
 * a column chooser (right-click the header) with presets ("Essentials", "Roofline" …) given by
   :meth:`TableView.configure`; the choice is remembered per table (:attr:`TableView.column_memory`);
 * an optional frozen column (the kernel name) that stays in view while the others scroll;
-* Ctrl+C copying numbers as numbers, units in the headers;
+* Ctrl+C copying numbers as numbers, units in the headers, text with formulas neutralised;
 * a right-click menu on rows: Copy, plus what the tab adds through :attr:`TableView.row_menu`.
 """
 
@@ -18,9 +18,9 @@ from typing import ClassVar
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QTableWidget, QWidget
 
-from mfu_desktop.gui.models.dataframe_model import DataFrameModel
+from mfu_desktop.gui.models.dataframe_model import DataFrameModel, clipboard_tsv
 
 #: The preset that shows every column.
 ALL_COLUMNS = "All"
@@ -325,8 +325,10 @@ class TableView(QTableView):
         """Copy the selected cells (of the columns shown) as TSV: numbers as numbers; returns the text."""
         model = self.model()
         indexes = self.selectionModel().selectedIndexes() if self.selectionModel() else []
-        if not indexes or not isinstance(model, DataFrameModel):
+        if not indexes:
             return ""
+        if not isinstance(model, DataFrameModel):
+            return copy_selection(self)
         header = self.horizontalHeader()
         columns = [i.column() for i in indexes if not header.isSectionHidden(i.column())]
         text = model.tsv([i.row() for i in indexes], sorted(set(columns), key=header.visualIndex))
@@ -371,3 +373,28 @@ def preset_title(name: str) -> str:
               "Hardware counters": QCoreApplication.translate("TableView", "Hardware counters"),
               ALL_COLUMNS: QCoreApplication.translate("TableView", "All columns")}
     return titles.get(name, name)
+
+
+class ItemTable(QTableWidget):
+    """A small table of items (the advisor's findings and evidence) whose Ctrl+C copies like :class:`TableView`.
+
+    Qt's own Ctrl+C copied the current cell verbatim: an operator named ``=HYPERLINK(…)`` reached
+    the clipboard as a formula.
+    """
+
+    def keyPressEvent(self, event) -> None:
+        if event.matches(QKeySequence.StandardKey.Copy):
+            copy_selection(self)
+            return
+        super().keyPressEvent(event)
+
+
+def copy_selection(view: QAbstractItemView) -> str:
+    """Copy ``view``'s selected cells to the clipboard as TSV, formulas neutralised; returns the text."""
+    model = view.model()
+    indexes = view.selectionModel().selectedIndexes() if view.selectionModel() else []
+    if not indexes or model is None:
+        return ""
+    text = clipboard_tsv(model, [i.row() for i in indexes], [i.column() for i in indexes])
+    QGuiApplication.clipboard().setText(text)
+    return text

@@ -69,8 +69,7 @@ class Job(QRunnable):
         except Cancelled:
             self.signals.cancelled.emit()
         except Exception as exc:  # the job's error path: shown as a readable message
-            detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-            self.signals.failed.emit(detail)
+            self.signals.failed.emit(failure_text(exc))
         else:
             if self.progress.was_cancelled():
                 self.signals.cancelled.emit()
@@ -81,6 +80,17 @@ class Job(QRunnable):
 
 
 _IDS = itertools.count(1)
+
+
+def failure_text(exc: BaseException) -> str:
+    """What a failed job says.
+
+    MFU Desktop's own errors are written for the user (their message alone); another library's
+    keep their type (``ArrowInvalid: …``), which says where to look.
+    """
+    if type(exc).__module__.startswith("mfu_desktop.") and str(exc):
+        return str(exc)
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()
 
 
 @dataclass

@@ -1681,8 +1681,8 @@
         <translation>将对比结果导出到</translation>
     </message>
     <message>
-        <source>Export refused: {0}</source>
-        <translation>拒绝导出：{0}</translation>
+        <source>Export failed: {0}</source>
+        <translation>导出失败：{0}</translation>
     </message>
     <message>
         <source>Exported {0} files to {1}</source>
@@ -2459,12 +2459,27 @@
         <translation>图表</translation>
     </message>
     <message>
-        <source>summary.json and summary.md (top kernels by lost MFU, conventions) are always written. Nothing is ever written inside a profiler folder.</source>
-        <translation>总是写出 summary.json 和 summary.md（按损失时间排序的热点算子、所用口径）。绝不会写入 Profiling 数据目录。</translation>
+        <source>summary.json and summary.md (top kernels by lost MFU, conventions) are always written. Nothing is written inside or above a profiler folder, nor over files MFU Desktop did not write.</source>
+        <translation>总是写出 summary.json 和 summary.md（按损失时间排序的热点算子、所用口径）。绝不会写入 Profiling 数据目录或其上级目录，也不会覆盖不是 MFU Desktop 写出的文件。</translation>
     </message>
     <message>
         <source>Export to</source>
         <translation>导出到</translation>
+    </message>
+</context>
+<context>
+    <name>ExportGuard</name>
+    <message>
+        <source>Replace the earlier export?</source>
+        <translation>替换先前的导出？</translation>
+    </message>
+    <message>
+        <source>{0} holds an earlier export of MFU Desktop. Replace its files ({1})? Nothing else in the folder is touched.</source>
+        <translation>{0} 中有 MFU Desktop 先前的导出。要替换这些文件（{1}）吗？目录中的其他内容不会被改动。</translation>
+    </message>
+    <message>
+        <source>Export refused: {0}</source>
+        <translation>拒绝导出：{0}</translation>
     </message>
 </context>
 <context>
@@ -4444,7 +4459,7 @@
     </message>
     <message>
         <source>time per step</source>
-        <extracomment>Colours: time gained (NEW faster), time lost, the totals, and the two sides.</extracomment>
+        <extracomment>Colours: time gained (NEW faster), time lost, the totals, and the two sides. Height of the paired chart&apos;s bottom axis and its title, beside the line per group.</extracomment>
         <translation>每 step 耗时</translation>
     </message>
     <message>

@@ -182,7 +182,8 @@ def test_compare_peaks_base_to_new(tmp_path):
 
 
 def test_summaries_carry_the_memory_object(tmp_path):
-    from mfu_desktop.core.pipeline.summarize import Runner, summarize
+    from mfu_desktop.core.pipeline.runners import Runner
+    from mfu_desktop.core.pipeline.summarize import summarize
     from mfu_desktop.core.store.summaries import read_summary
 
     mf.ascend_memory_rank(tmp_path / "job", "rank0_ascend_pt", 0)

@@ -219,7 +219,7 @@ def test_compare_export_help_and_files_written_agree(capsys, tmp_path, profile):
     code, out, _ = run(capsys, "compare", profile, profile, "--export", out_dir)
     assert code == 0
     listed = {Path(p.strip()) for p in out.splitlines()[0].removeprefix("wrote ").split(",")}
-    assert listed == set(out_dir.iterdir()) and len(listed) == 4
+    assert listed == set(out_dir.iterdir()) and len(listed) == 5  # the 4 files and .mfu-desktop-output.json
 
 
 def test_out_and_export_list_every_file_written(capsys, tmp_path):

@@ -53,7 +53,7 @@ def test_arguments_that_cannot_work_are_one_error_line(capsys, tmp_path):
     code, _, err = run(capsys, "timeline", str(root), "--rank", "0", "--step", "9", "--out", out)
     assert code == 2 and "argument --step: rank 0 has no step 9 (its steps: 1, 2)" in err
     code, _, err = run(capsys, "timeline", str(root), "--rank", "0", "--out", str(root / "inside.json"))
-    assert code == 2 and "argument --out: refusing to write into the profiler folder" in err
+    assert code == 2 and f"argument --out: refusing to write into {root / 'inside.json'}: it is inside" in err
     assert not (root / "inside.json").exists()
     code, _, err = run(capsys, "timeline", str(tmp_path / "nothing-here"), "--out", out)
     assert code == 1 and err.startswith("mfu timeline: error:")
@@ -70,5 +70,5 @@ def test_a_trace_exports_its_host_ops_unless_told_not_to(capsys, tmp_path):
     assert code == 0 and "host operators" in text and "Perfetto" in text
     counts = check_trace_event_format(json.loads(out.read_text(encoding="utf-8")))
     assert counts["s"] == counts["f"] > 0
-    code, text, _ = run(capsys, "timeline", str(trace), "--out", str(out), "--no-host", "--json")
+    code, text, _ = run(capsys, "timeline", str(trace), "--out", str(out), "--no-host", "--json", "--force")
     assert code == 0 and json.loads(text)["host_ops"] == 0

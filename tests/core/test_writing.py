@@ -12,8 +12,8 @@ import pytest
 from mfu_desktop.core.writing import (
     ExportError,
     atomic_write,
-    forbid_inside,
     neutralize,
+    refuse_profile_destination,
     write_csv,
     write_fast_csv,
     write_json,
@@ -88,6 +88,33 @@ def test_nothing_is_written_inside_a_profile_folder(tmp_path: Path):
     profile = tmp_path / "node0_ascend_pt"
     (profile / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
     for inside in (profile, profile / "ASCEND_PROFILER_OUTPUT", profile / "new" / "deeper"):
-        with pytest.raises(ExportError, match="outside"):
-            forbid_inside(inside, [profile])
-    forbid_inside(tmp_path / "exports", [profile])  # a sibling is fine
+        with pytest.raises(ExportError, match="refusing to write into"):
+            refuse_profile_destination(inside, [profile])
+    with pytest.raises(ExportError, match="is inside it"):  # the cluster root holding the rank
+        refuse_profile_destination(tmp_path, [profile])
+    refuse_profile_destination(tmp_path / "exports", [profile])  # a new folder beside the rank: fine
+
+
+def test_markdown_from_a_profile_is_shown_literally():
+    from mfu_desktop.core.writing import markdown_code, markdown_text
+
+    assert markdown_text("a|b [x](javascript:alert(1)) <img> # *e*\nnext") == \
+        r"a\|b \[x\](javascript:alert(1)) \<img\> \# \*e\* next"
+    assert markdown_code("4096,`a|b`") == r"`` 4096,`a\|b` ``"
+    assert markdown_code("4096,4096;4096") == "`4096,4096;4096`"
+
+
+def test_summary_md_escapes_what_comes_from_the_profile(tmp_path: Path):
+    """Before: an operator type or a warning with ``|`` or a link went into summary.md as Markdown."""
+    from mfu_desktop.core.analysis.options import AnalysisOptions
+    from mfu_desktop.core.pipeline.analyze import analyze_paths
+    from mfu_desktop.core.report.analysis_export import markdown_summary
+    from tests.helpers import kernel_row, make_rank
+
+    evil = "MatMulV2|[click](javascript:alert(1))<img src=x>"
+    make_rank(tmp_path, "r_ascend_pt", 0, [kernel_row("mm", evil, "AI_CORE", "1767225600000001.000", 800.0,
+                                                       "4096,4096;4096,4096", "DT_BF16;DT_BF16", "4096,4096",
+                                                       "DT_BF16")])
+    text = markdown_summary(analyze_paths([tmp_path], AnalysisOptions(chip="910B2"), use_cache=False))
+    assert r"| MatMulV2\|\[click\] |" in text  # the short display name, escaped: "|" no longer splits the row
+    assert "[click](" not in text and "<img" not in text.replace("\\<img", "")  # only escaped forms, if any

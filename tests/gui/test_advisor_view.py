@@ -133,3 +133,35 @@ def test_ranks_as_runs():
     assert ranks_text([5, 0, 2, 3]) == "0, 2, 3, 5"
     assert ranks_text([-1]) == "-1"
     assert ranks_text(list(range(0, 40, 2))) == "0, 2, 4, 6, 8, 10, …"
+
+
+def test_ctrl_c_in_the_advisors_tables_neutralises_formulas(make_window, qtbot, tmp_path):
+    """An AI CPU operator typed ``=HYPERLINK(…)`` in the profile: Ctrl+C copied it verbatim (Qt's own copy)."""
+    from PySide6.QtGui import QGuiApplication
+
+    from tests.advisor.profiles import CLEAN_COMPUTING, K, Trace
+
+    formula = '=HYPERLINK("http://x")'  # no comma: the helper writes rows unquoted
+    cpu = [K("NonZero_1", "NonZero", "AI_CPU", 50.0, "4096", "INT64", "4096,1", "INT64", block=1),
+           K("Unique_1", formula, "AI_CPU", 80.0, "4096", "INT64", "4096", "INT64", block=1)]
+    root = tmp_path / "profile"
+    write_profile(root, [[*CLEAN, *cpu]], [Trace(CLEAN_COMPUTING + 130.0, 20.0, 7.0)])
+    window = make_window(str(root), "--tab", "profiler", "--view", "advisor", "--lang", "en")
+    wait_idle(qtbot, window)
+    view = advisor_of(window)
+    qtbot.waitUntil(lambda: view.table.rowCount() >= 1)
+    row = next(i for i in range(view.table.rowCount()) if "AI CPU" in view.table.item(i, 1).text())
+    click_row(qtbot, view.table, row)
+    qtbot.waitUntil(lambda: view.evidence.rowCount() == 2)
+    shown = [view.evidence.item(i, 0).text() for i in range(2)]
+    assert any(text.startswith(formula) for text in shown)  # the window shows the name as the profile has it
+    ev = next(i for i, text in enumerate(shown) if text.startswith(formula))
+    click_row(qtbot, view.evidence, ev, column=0)
+    qtbot.keyClick(view.evidence, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    lines = QGuiApplication.clipboard().text().splitlines()
+    assert len(lines) == 2 and lines[1].startswith("'" + formula)  # header line, then the row: a ' before the =
+    click_row(qtbot, view.table, row)
+    qtbot.keyClick(view.table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    copied = QGuiApplication.clipboard().text().splitlines()
+    assert copied[0].split("\t")[1] == view.table.horizontalHeaderItem(1).text() and len(copied) == 2
+    assert "AI CPU" in copied[1]

@@ -11,7 +11,8 @@ import pytest
 from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.paths import demo_profile_dir
-from mfu_desktop.core.pipeline.summarize import Runner, summarize
+from mfu_desktop.core.pipeline.runners import Runner
+from mfu_desktop.core.pipeline.summarize import summarize
 from mfu_desktop.core.store.summaries import MANIFEST
 from mfu_desktop.gui.tabs.profiler_tab import MAX_FULL_RANKS
 from tests.gui.conftest import wait_idle

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QFileDialog
 
 from mfu_desktop.core.analysis.grouping import group_rows
 from mfu_desktop.core.readers import columns as C
@@ -178,7 +179,17 @@ def test_hover_click_highlight_and_export(make_window, qtbot, profile, tmp_path)
     inside = profiler.current.folder.path / "trace.json"
     view.export_to(inside)
     wait_idle(qtbot, window)
-    assert not inside.exists() and "Export failed" in view.notes.text()
+    assert not inside.exists() and "Export refused" in view.notes.text()
+    # the save dialog asked before replacing: an earlier trace is replaced, a file MFU Desktop did not write never
+    view.export_to(out)
+    wait_idle(qtbot, window)
+    assert "Wrote" in view.notes.text()
+    mine = tmp_path / "notes.json"
+    mine.write_text("my notes")
+    view.export_to(mine)
+    wait_idle(qtbot, window)
+    assert view.notes.text().startswith(f"Export refused: {mine} exists and was not written by MFU Desktop")
+    assert mine.read_text() == "my notes"
 
 
 def test_the_cluster_aligns_every_rank_and_a_click_opens_a_rank(make_window, qtbot, profile):
@@ -236,16 +247,27 @@ def test_toolbar_and_rows_fit_every_screen(make_window, qtbot, profile, lang):
         qtbot.waitUntil(lambda: view.chart.vb.visible_rows >= 4)  # a few lanes on screen
 
 
-def test_the_file_menu_exports_the_selected_rank_without_opening_the_view(make_window, qtbot, profile, tmp_path):
+def test_the_file_menu_exports_the_selected_rank_without_opening_the_view(make_window, qtbot, profile, tmp_path,
+                                                                          monkeypatch):
     window = make_window(profile, "--lang", "en", "--tab", "profiler", "--rank", "1")
     wait_idle(qtbot, window)
-    actions = [a.text() for a in window.menuBar().actions()[0].menu().actions()]
-    assert "Export the rank as a &Chrome trace…" in actions
+    action = next(a for a in window.menuBar().actions()[0].menu().actions()
+                  if a.text() == "Export the rank as a &Chrome trace…")
     view = window.profiler.view_pages["timeline"]
     assert view.scene is None  # never shown, never drawn
     out = tmp_path / "rank1.json"
-    view.export_to(out)
+    answer = [str(out)]
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (answer[0], "Chrome trace (*.json)"))
+    action.trigger()
     wait_idle(qtbot, window)
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["otherData"]["rank"] == 1
     assert len([e for e in data["traceEvents"] if e.get("cat") == "kernel"]) == len(window.profiler.current.kernels)
+    # the outcome is said where the user is (the Timeline page is not shown): before, only in its hidden notes
+    assert window.status_label.text().startswith(f"Wrote {out}: ")
+    inside = Path(profile) / "trace.json"  # the analysed folder itself: refused, said, nothing written
+    answer[0] = str(inside)
+    action.trigger()
+    wait_idle(qtbot, window)
+    assert window.status_label.text().startswith(f"Export refused: refusing to write into {inside}: ")
+    assert not inside.exists()

@@ -67,6 +67,21 @@ def test_errors_become_readable_messages(qtbot):
     assert failed == ["ValueError: kernel_details.csv: column Duration(us) missing"]
 
 
+def test_mfu_desktops_own_errors_are_their_message_alone(qtbot):
+    from mfu_desktop.core.writing import ExportError
+
+    runner = JobRunner()
+    failed = []
+
+    def refused(progress):
+        raise ExportError("refusing to write into /p/rank0_ascend_pt/t.json: /p/rank0_ascend_pt is a profiler folder")
+
+    runner.start("c", refused, lambda r: None, failed.append)
+    qtbot.waitUntil(lambda: bool(failed), timeout=5000)
+    # before: "mfu_desktop.core.writing.ExportError: refusing …" (the class's dotted path, jargon to a user)
+    assert failed == ["refusing to write into /p/rank0_ascend_pt/t.json: /p/rank0_ascend_pt is a profiler folder"]
+
+
 def test_progress_and_busy_signals(qtbot):
     runner = JobRunner()
     progress, ended = [], []

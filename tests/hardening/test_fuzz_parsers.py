@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from mfu_desktop.core.analysis.annotate import Status
 from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.formulas.shapes import ShapeError, parse_dims, parse_shapes
+from mfu_desktop.core.numbers import json_text
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.readers.ascend.communication import read_comm_matrix
 from mfu_desktop.core.readers.step_trace import read_step_trace_csv
@@ -52,11 +53,17 @@ FUZZ = settings(deadline=None, derandomize=not os.environ.get("MFU_FUZZ_RANDOM")
                                        HealthCheck.data_too_large])
 #: Cells the fuzzer writes into numeric and shape columns.
 NASTY = ["", "N/A", "nan", "-1", "0", "-0.0", "1e30", "-1e9", "inf", "10000000", "10000000,10000000",
-         "4096,6144;6144,1024", "1,2,3;;", "\"", "abc", "１２３", "性能", "=1+1", "12,\t34", "9" * 40]
+         "4096,6144;6144,1024", "1,2,3;;", "\"", "abc", "１２３", "性能", "=1+1", "12,\t34", "9" * 40,
+         # non-finite and absurd numbers, ids beyond int64 (issue 22)
+         "1e309", "-inf", "1e308", "NaN", "-1e309", "100000000000000000000000", "9" * 26 + ".500", "1e23", "\x00"]
 
 
 def rows_of(raw: bytes) -> list[list[str]]:
-    return list(csv.reader(io.StringIO(raw.decode("utf-8", errors="replace").lstrip("\ufeff"), newline="")))
+    """The rows of a (mutated) file; none when the csv module cannot split it (a cell over its 128 KB limit)."""
+    try:
+        return list(csv.reader(io.StringIO(raw.decode("utf-8", errors="replace").lstrip("\ufeff"), newline="")))
+    except csv.Error:
+        return []
 
 
 def to_bytes(rows: list[list[str]]) -> bytes:
@@ -99,9 +106,13 @@ def mutated_csv(draw, seeds: list[str]) -> bytes:
     raw = (SAMPLES / draw(st.sampled_from(seeds))).read_bytes()
     for _ in range(draw(st.integers(1, 3))):
         kind = draw(st.sampled_from(["truncate", "drop_col", "dup_col", "rename_col", "cell", "cells_col", "bom",
-                                     "crlf", "bad_utf8", "empty", "shuffle_header", "extra_field", "shape_variety"]))
+                                     "crlf", "bad_utf8", "empty", "shuffle_header", "extra_field", "shape_variety",
+                                     "gbk", "nul_pad", "long_cell", "no_final_newline"]))
         rows = rows_of(raw)
-        if kind == "shape_variety":
+        if kind in ("gbk", "nul_pad", "long_cell", "no_final_newline"):
+            CASES["… of which encoding/padding/size mutations"] += 1
+            raw = _byte_mutation(draw, kind, raw, rows)
+        elif kind == "shape_variety":
             CASES["… of which shape-variety mutations"] += 1
             raw = to_bytes(shape_variety(rows, draw(st.integers(100, 3_000))))
         elif kind == "truncate":
@@ -139,16 +150,33 @@ def mutated_csv(draw, seeds: list[str]) -> bytes:
     return raw
 
 
+def _byte_mutation(draw, kind: str, raw: bytes, rows: list[list[str]]) -> bytes:
+    """Mutations of the file's bytes: another encoding, NUL padding, a cell over 1 MiB, no final newline."""
+    if kind == "gbk" and len(rows) > 1:  # a Chinese operator name, the whole file saved as GBK by a spreadsheet
+        rows[1][min(1, len(rows[1]) - 1)] = "矩阵乘法_性能"
+        return to_bytes(rows).decode("utf-8").encode("gbk", errors="replace")
+    if kind == "nul_pad":
+        return raw + b"\x00" * draw(st.integers(1, 3 << 19))
+    if kind == "long_cell" and len(rows) > 1:
+        rows[-1][0] = "x" * draw(st.integers(1 << 20, (1 << 20) + 4096))
+        return to_bytes(rows)
+    return raw.rstrip(b"\r\n")
+
+
 def check_analysis(result) -> None:
     """The invariants: a value or a reason, and no impossible number presented as valid."""
     assert len(result.ranks) + len(result.failures) <= 1
+    text = json_text(result.document(), default=str)  # always valid JSON: no NaN or Infinity token
+    json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
     if result.failures:
         reason = result.failures[0].reason
         assert reason  # a reason, in words
         # the safety nets that turn an exception into a failed rank are for bugs, not for input
-        assert not reason.startswith(("analysis failed:", "unexpected error while reading")), reason
+        assert not reason.startswith("analysis failed:") and "(unexpected " not in reason, reason
     for r in result.ranks:
         k = r.kernels
+        dur = k["duration_us"].to_numpy(dtype=float) if "duration_us" in k else np.zeros(0)
+        assert not np.any(np.isinf(dur) | (dur < 0)), "an impossible duration reached the analysis"
         if "status" in k and len(k):
             counted = (k["status"] == Status.COUNTED.value).to_numpy()
             if counted.any():
@@ -169,6 +197,21 @@ def check_analysis(result) -> None:
             assert math.isfinite(s.step_time_us) and s.step_time_us > 0
         for lo_hi in (s.mfu_ops_range, s.mfu_step_range):
             assert lo_hi is None or (0 < lo_hi[0] <= 1.0 + 1e-9 and lo_hi[0] <= lo_hi[1])
+        check_chrome_trace(r)
+
+
+def check_chrome_trace(r) -> None:
+    """The rank's Chrome trace (mfu timeline) is built whatever the input, every event strict JSON."""
+    from mfu_desktop.core.report.chrome_trace import trace_lines
+
+    chunks, info = trace_lines(r)
+    lines = [line for chunk in chunks for line in (chunk if isinstance(chunk, list) else chunk.to_pylist())]
+    for line in lines:
+        event = json.loads(line, parse_constant=lambda c, line=line: pytest.fail(f"{c} in a trace event: {line[:200]}"))
+        assert event["ph"] in {"X", "M", "C", "s", "f", "i"}, line[:200]
+        if event["ph"] == "X":
+            assert math.isfinite(event["ts"]) and event["dur"] >= 0, line[:200]
+    assert info["kernels"] <= len(r.kernels)
 
 
 @pytest.fixture(scope="module")
@@ -322,3 +365,41 @@ def test_huge_dims_do_not_overflow(tmp_path):
     assert k["status"].iloc[0] == Status.SUSPICIOUS.value  # 2e21 FLOPs in 10 µs: far above any peak
     assert result.ranks[0].summary.mfu_ops is None
     check_analysis(result)
+
+
+@st.composite
+def profiler_info(draw) -> bytes:
+    """A profiler_info.json with a damaged rank id, absurd numbers or deep nesting (issue 22: huge ids)."""
+    rank = draw(st.sampled_from([2**63, 10**23, -1, 2**31, "3", 3.0, True, None, [1], 7]))
+    info = {"rank_id": rank, "config": {"common_config": {"record_shapes": draw(st.sampled_from([True, "x", 1]))}}}
+    text = json.dumps(info)
+    kind = draw(st.sampled_from(["as_is", "huge_number", "deep", "truncate"]))
+    if kind == "huge_number":
+        text = text[:-1] + ', "end_info": {"collectionTimeEnd": ' + "9" * draw(st.integers(4000, 6000)) + "}}"
+    elif kind == "deep":
+        depth = draw(st.integers(500, 50_000))
+        text = text[:-1] + ', "junk": ' + "[" * depth + "]" * depth + "}"
+    elif kind == "truncate":
+        text = text[: draw(st.integers(0, len(text)))]
+    return text.encode()
+
+
+@settings(FUZZ, max_examples=60)
+@given(data=profiler_info())
+def test_profiler_info_never_gives_an_impossible_rank(workdir, data):
+    """A rank id is an integer in 0 … 2**31-1 or none (a placeholder); the rank is read whatever the file."""
+    from tests.helpers import kernel_row, make_rank
+
+    CASES["profiler_info.json (rank ids, absurd JSON)"] += 1
+    folder = workdir / "info"
+    shutil.rmtree(folder, ignore_errors=True)
+    row = kernel_row("mm", "MatMulV2", "AI_CORE", "1767225600000001.500", 10.0, "128,256;256,512",
+                     "DT_BF16;DT_BF16", "128,512", "DT_BF16")
+    rank = make_rank(folder, "r_ascend_pt", None, [row])
+    (rank / "profiler_info.json").write_bytes(data)
+    result = analyze_paths([folder], AnalysisOptions(), use_cache=False)
+    check_analysis(result)
+    assert len(result.ranks) == 1
+    rank_id = result.ranks[0].data.folder.rank
+    assert rank_id is None or (type(rank_id) is int and 0 <= rank_id < 2**31)
+

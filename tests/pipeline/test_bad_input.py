@@ -39,7 +39,7 @@ def test_unreadable_file(tmp_path):
     csv.unlink()
     csv.mkdir()  # a folder where the file should be: unreadable whatever the user's rights
     result = analyze(tmp_path)
-    assert len(result.ranks) == 1 and "cannot be read" in result.failures[0].reason
+    assert len(result.ranks) == 1 and "kernel_details.csv is not a regular file (a folder)" in result.failures[0].reason
 
 
 def test_renamed_columns(tmp_path):

@@ -23,6 +23,7 @@ from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.ascend.communication import parse_comm_matrix, read_comm_matrix
 from mfu_desktop.core.readers.step_trace import StepTrace, read_step_trace_csv
 from mfu_desktop.core.report.prediction_rows import prediction_json
+from mfu_desktop.core.writing import OUTPUT_MARKER
 from mfu_desktop.demo import generate
 
 SEED_FILE = Path(__file__).resolve().parents[1] / "data" / "seed_devices_info.csv"
@@ -497,7 +498,7 @@ def test_detail_frame_of_several_ranks_and_targets(demo, catalog, tmp_path):
     written = write_outputs(p, tmp_path / "out", "both")
     assert {w.name for w in written} == {"performance_prediction.csv", "kernel_prediction_detail.csv",
                                          "performance_prediction.parquet", "kernel_prediction_detail.parquet",
-                                         "architecture_rules.csv"}
+                                         "architecture_rules.csv", OUTPUT_MARKER}  # the marker: every file listed
     csv_back = pd.read_csv(tmp_path / "out" / "kernel_prediction_detail.csv", encoding="utf-8-sig")
     parquet_back = pd.read_parquet(tmp_path / "out" / "kernel_prediction_detail.parquet")
     assert len(csv_back) == len(parquet_back) == len(detail)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
@@ -63,15 +65,27 @@ def test_corrupt_and_incomplete_databases(tmp_path):
         read_kernel_db(empty)
 
 
-def test_locked_database_is_a_reported_error(samples, tmp_path):
+def test_a_locked_database_is_read_as_last_committed_and_the_writer_named(samples, tmp_path):
+    """Another process holds the database mid-transaction: the rank is read (its committed rows), never an error.
+
+    Before: "not a readable SQLite database" / "is it locked by another program?"; the lock
+    holder was never named.
+    """
     path = tmp_path / "ascend_pytorch_profiler_0.db"
     shutil.copy(samples / DB / "level2/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db", path)
-    writer = sqlite3.connect(path, isolation_level=None)
-    writer.execute("PRAGMA locking_mode=EXCLUSIVE")
-    writer.execute("BEGIN EXCLUSIVE")
+    expected = len(read_kernel_db(path)[0].frame)
+    writer = subprocess.Popen([sys.executable, "-c", (
+        "import sqlite3, sys\n"
+        f"c = sqlite3.connect({str(path)!r}, isolation_level=None)\n"
+        "c.execute('PRAGMA cache_size=1'); c.execute('BEGIN EXCLUSIVE'); c.execute('DELETE FROM TASK')\n"
+        "print('locked', flush=True); sys.stdin.read()")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
-        with pytest.raises(KernelFileError, match=r"locked|cannot"):
-            read_kernel_db(path)
+        assert writer.stdout.readline().strip() == "locked"
+        assert sorted(p.name for p in tmp_path.iterdir()) == [path.name, path.name + "-journal"]
+        table, _ = read_kernel_db(path)
+        assert len(table.frame) == expected  # the rows deleted by the open transaction are still there
+        note = next(p for p in table.problems if "being written" in p)
+        assert f"process {writer.pid}" in note and "private copy" in note
     finally:
-        writer.execute("ROLLBACK")
-        writer.close()
+        writer.kill()
+        writer.wait()

@@ -298,21 +298,23 @@ def annotate(frame: pd.DataFrame, chip: ChipResolution, options: AnalysisOptions
     peaks = _peaks(chip, dtype_codes)
     d_idx = slots(dtype_codes, len(_DTYPES))
     peak = peaks.peak[d_idx]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # A duration of 1e-300 µs gives a rate beyond float32 (or float64): inf, which the verdict
+    # below flags as MFU > 100 % like any impossible rate — not a RuntimeWarning on the console.
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         achieved = np.where(dur > 0, flops / dur / 1e6, np.nan)
         mfu = achieved / peak
         mfu_lo = achieved / peaks.hi[d_idx]
         mfu_hi = achieved / peaks.lo[d_idx]
-    # Per-row rates are float32 for display (7 significant digits); every aggregate recomputes
-    # ideal time from FLOPs and the float64 peaks.
-    new["peak_tflops"] = peak
-    new["achieved_tflops"] = achieved.astype(np.float32)
-    new["mfu"] = mfu.astype(np.float32)
-    if not chip.confirmed:
-        new["peak_lo_tflops"] = peaks.lo[d_idx]
-        new["peak_hi_tflops"] = peaks.hi[d_idx]
-        new["mfu_lo"] = mfu_lo.astype(np.float32)
-        new["mfu_hi"] = mfu_hi.astype(np.float32)
+        # Per-row rates are float32 for display (7 significant digits); every aggregate recomputes
+        # ideal time from FLOPs and the float64 peaks.
+        new["peak_tflops"] = peak
+        new["achieved_tflops"] = achieved.astype(np.float32)
+        new["mfu"] = mfu.astype(np.float32)
+        if not chip.confirmed:
+            new["peak_lo_tflops"] = peaks.lo[d_idx]
+            new["peak_hi_tflops"] = peaks.hi[d_idx]
+            new["mfu_lo"] = mfu_lo.astype(np.float32)
+            new["mfu_hi"] = mfu_hi.astype(np.float32)
     has_peak = np.isfinite(peak) if chip.confirmed else np.isfinite(peaks.lo[d_idx])
     verdict = _verdict((fl.group >= 0) | fl.recorded, np.isfinite(flops), dur, dtype_codes, has_peak,
                        mfu if chip.confirmed else mfu_lo)

@@ -274,15 +274,29 @@ class Peak:
         return self.tflops * 1e12
 
 
+#: The smallest value a catalog number may have: a peak, a bandwidth or a count below it (0, a denormal) would
+#: make every MFU it divides infinite or absurd.
+MIN_CATALOG_VALUE = 1e-6
+
+
 def _parse_number(text: str | None) -> float | None:
+    """A catalog cell: ``None`` when blank or N/A; a finite number ≥ :data:`MIN_CATALOG_VALUE` otherwise.
+
+    Raises:
+        ValueError: Saying what the cell is instead (reported by the loader; the row is skipped).
+    """
     if text is None:
         return None
     text = text.strip()
     if text == "" or text.upper() in {"N/A", "NA", "-", "–"}:
         return None
-    value = float(text)  # raises ValueError, reported by the loader
-    if math.isnan(value) or math.isinf(value) or value < 0:
-        raise ValueError(f"{text!r} is not a non-negative number")
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError("is not a number") from None
+    if not math.isfinite(value) or value < MIN_CATALOG_VALUE:
+        raise ValueError(f"is not a positive number of at least {MIN_CATALOG_VALUE:g} (leave it blank when not "
+                         "published)")
     return value
 
 
@@ -427,16 +441,22 @@ def _numeric_values(record: dict[str, str], line: int, origin: str) -> tuple[dic
     for column in NUMERIC_COLUMNS:
         try:
             values[column] = _parse_number(record.get(column))
-        except ValueError:
-            return values, f"{origin}: line {line}: {column} = {record.get(column)!r} is not a number; row skipped"
+        except ValueError as exc:
+            return values, f"{origin}: line {line}: {column} = {_cell(record.get(column))} {exc}; row skipped"
     if "hbm_bandwidth" in record and "hbm_bandwidth_gbs" not in record:
         try:
             tbs = _parse_number(record.get("hbm_bandwidth"))
-        except ValueError:
-            return values, (f"{origin}: line {line}: hbm_bandwidth = {record.get('hbm_bandwidth')!r} "
-                            "is not a number; row skipped")
+        except ValueError as exc:
+            return values, f"{origin}: line {line}: hbm_bandwidth = {_cell(record.get('hbm_bandwidth'))} {exc}; " \
+                           "row skipped"
         values["hbm_bandwidth_gbs"] = None if tbs is None else tbs * 1000.0
     return values, None
+
+
+def _cell(text: str | None) -> str:
+    """A cell quoted in a message, cut to 40 characters (a field may be huge)."""
+    text = text or ""
+    return repr(text if len(text) <= 40 else text[:40] + "…")
 
 
 def _chip(vendor: str, model: str, record: dict[str, str], values: dict[str, float | None], origin: str) -> Chip:
@@ -470,11 +490,15 @@ def read_catalog_file(path: Path, origin: str | None = None) -> CatalogLoad:
         raw = path.read_bytes()
     except OSError as exc:
         return CatalogLoad([], [f"{origin}: cannot read ({exc.strerror or exc})"], "unreadable")
+    return read_catalog_text(decode_catalog(raw), origin)
+
+
+def decode_catalog(raw: bytes) -> str:
+    """A catalog file's text: UTF-8, else GB18030 (a spreadsheet on a Chinese Windows saves GBK)."""
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
-        text = raw.decode("gb18030", errors="replace")
-    return read_catalog_text(text, origin)
+        return raw.decode("gb18030", errors="replace")
 
 
 class ChipCatalog:

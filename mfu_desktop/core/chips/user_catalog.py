@@ -16,7 +16,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from mfu_desktop.core.chips.catalog import NUMERIC_COLUMNS, TEXT_COLUMNS, Chip, read_catalog_file, read_catalog_text
+from mfu_desktop.core.chips.catalog import (
+    MIN_CATALOG_VALUE,
+    NUMERIC_COLUMNS,
+    TEXT_COLUMNS,
+    Chip,
+    decode_catalog,
+    read_catalog_file,
+    read_catalog_text,
+)
 from mfu_desktop.core.paths import user_catalog_path
 from mfu_desktop.core.writing import ExportError, atomic_write
 
@@ -87,8 +95,8 @@ def validate_cell(column: str, text: str) -> str | None:
             value = float(text)
         except ValueError:
             return f"{text!r} is not a number (leave blank when not published)"
-        if math.isnan(value) or value <= 0:
-            return "must be a positive number (leave blank when not published)"
+        if not math.isfinite(value) or value < MIN_CATALOG_VALUE:
+            return f"must be a positive number of at least {MIN_CATALOG_VALUE:g} (leave blank when not published)"
     return None
 
 
@@ -158,11 +166,13 @@ class Quarantine:
 
 
 def quarantine_user_catalog(path: Path | None = None) -> Quarantine | None:
-    """Back up a user catalog that has problems and keep only its valid rows.
+    """Back up a user catalog that has problems and keep only its valid rows, byte for byte.
 
     A malformed row is skipped by the loader anyway; doing this once at start-up means the
     user is told once (with the backup's name) instead of at every launch, and no byte of
-    the original file is lost.
+    the original file is lost: the backup holds it all, and the rows kept are the original
+    lines (their values as written, columns MFU Desktop does not know included). A file that
+    cannot be read as a catalog at all (no header) is backed up and left as it is.
 
     Returns:
         What was done, or ``None`` when the file is absent or clean.
@@ -176,8 +186,37 @@ def quarantine_user_catalog(path: Path | None = None) -> Quarantine | None:
     backup = path.with_name(f"{path.name}.bad-{time.strftime('%Y%m%d-%H%M%S')}")
     try:
         shutil.copy2(path, backup)
-        save_text = rows_to_csv([chip_to_row(c) for c in load.chips])
-        atomic_write(path, lambda p: p.write_text(save_text, encoding="utf-8"))
+        kept = valid_lines(decode_catalog(path.read_bytes()))
+        if kept is not None:
+            text = "".join(kept)
+            atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
     except (OSError, ExportError):
         return Quarantine(load.problems, len(load.chips), None)
     return Quarantine(load.problems, len(load.chips), backup)
+
+
+def valid_lines(text: str) -> list[str] | None:
+    """The header line and the lines of every row the loader accepts, as written; ``None`` without a header."""
+    lines = text.lstrip("\ufeff").splitlines(keepends=True)
+    reader = csv.reader(io.StringIO("".join(lines)))
+    try:
+        next(reader)
+    except (StopIteration, csv.Error):
+        return None
+    header = "".join(lines[:reader.line_num])
+    kept = [header if header.endswith(("\n", "\r")) else header + "\n"]
+    start = reader.line_num
+    while start < len(lines):
+        try:
+            next(reader)
+        except StopIteration:
+            break
+        except csv.Error:
+            start = max(start + 1, reader.line_num)  # a row the reader cannot parse: left out
+            continue
+        record = "".join(lines[start:reader.line_num])
+        start = reader.line_num
+        check = read_catalog_text(header + ("" if header.endswith(("\n", "\r")) else "\n") + record, "row")
+        if check.chips and not check.problems:
+            kept.append(record if record.endswith(("\n", "\r")) else record + "\n")
+    return kept

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.compare.comparison import Comparison, SideStep, comparison_json, table
 from mfu_desktop.core.numbers import finite_number as number
 from mfu_desktop.core.numbers import pct
-from mfu_desktop.core.writing import forbid_inside, write_csv, write_json, write_text, write_xlsx
+from mfu_desktop.core.writing import (
+    check_output_folder,
+    mark_output_folder,
+    markdown_code,
+    markdown_text,
+    refuse_profile_destination,
+    write_csv,
+    write_json,
+    write_text,
+    write_xlsx,
+)
 
 #: Step lines of the console and the Markdown summary.
 STEP_LINES = (("step_time_us", "step time"), ("computing", "computing"),
@@ -134,7 +145,8 @@ def console_text(c: Comparison, top: int = 20) -> str:
 
 def markdown(c: Comparison, top: int = 30) -> str:
     """A Markdown summary of the comparison."""
-    out = ["# Comparison", "", f"- {_side(c.base)}", f"- {_side(c.new)}", f"- {PER_STEP_CONVENTION}", "",
+    out = ["# Comparison", "", f"- {markdown_text(_side(c.base))}", f"- {markdown_text(_side(c.new))}",
+           f"- {PER_STEP_CONVENTION}", "",
            "| µs per step | BASE | NEW | Δ |", "|---|---:|---:|---:|"]
     out += [f"| {label.strip()} | {a} | {b} | {d} |" for label, a, b, d in step_lines(c)]
     out += ["", *[f"> {hint}" for hint in chip_hints(c)]] if chip_hints(c) else []
@@ -153,24 +165,38 @@ def markdown(c: Comparison, top: int = 30) -> str:
         ratio = f"{r['ratio']:.3g}" if number(r["ratio"]) is not None else "–"
         out.append(f"| {_signed(number(r['delta_us']))} | {_us(number(r['base_time_us']))} | "
                    f"{_us(number(r['new_time_us']))} | {ratio} | {_pct(number(r['base_mfu']))} | "
-                   f"{_pct(number(r['new_mfu']))} | {r['level']} | {r['display_name']} | {r['input_shapes']} | "
-                   f"{r['why']} |")
+                   f"{_pct(number(r['new_mfu']))} | {r['level']} | {markdown_text(r['display_name'])} | "
+                   f"{markdown_code(r['input_shapes']) if r['input_shapes'] else ''} | {markdown_text(r['why'])} |")
     if c.notes:
-        out += ["", *[f"- {n}" for n in c.notes]]
+        out += ["", *[f"- {markdown_text(n)}" for n in c.notes]]
     return "\n".join(out) + "\n"
 
 
-def export_comparison(c: Comparison, folder: Path, profiles: list[Path]) -> list[Path]:
+#: The files of a comparison export.
+COMPARISON_FILES = ("comparison.csv", "comparison.xlsx", "comparison.json", "comparison.md")
+
+
+def export_comparison(c: Comparison, folder: Path, profiles: list[Path], force: bool = False,
+                      also: Iterable[str] = ()) -> list[Path]:
     """``comparison.csv``, ``comparison.xlsx``, ``comparison.json`` and ``comparison.md`` in ``folder``.
 
+    Args:
+        c: The comparison.
+        folder: Where to write (never inside or above a profile; new, empty or an earlier export).
+        profiles: The two sides' paths.
+        force: Replace the files of an earlier export in ``folder``.
+        also: Files the caller writes there too (the window's charts), checked with these.
+
     Raises:
-        ExportError: When ``folder`` is inside one of the profiles (never written into).
+        ExportError: When ``folder`` is inside or above one of the profiles, holds what MFU Desktop
+            did not write, or holds an earlier export and ``force`` is not given.
     """
-    forbid_inside(folder, profiles)
-    folder.mkdir(parents=True, exist_ok=True)
+    refuse_profile_destination(folder, profiles)
+    check_output_folder(folder, [*COMPARISON_FILES, *also], force)
     rows = table(c)
     written = [write_csv(rows, folder / "comparison.csv")]
     path, _ = write_xlsx({"comparison": rows}, folder / "comparison.xlsx")
     written += [path, write_json(comparison_json(c), folder / "comparison.json"),
                 write_text(markdown(c), folder / "comparison.md")]
+    written.append(mark_output_folder(folder, "comparison export", written))
     return written

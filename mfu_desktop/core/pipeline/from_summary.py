@@ -17,7 +17,7 @@ from mfu_desktop.core.formulas.options import FlopOptions
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.base import Discovery, RankData, RankFolder
 from mfu_desktop.core.readers.records import CaptureConfig
-from mfu_desktop.core.store.summaries import Summary
+from mfu_desktop.core.store.summaries import Summary, summary_top_n
 
 
 class _SummaryCapture(CaptureConfig):
@@ -121,16 +121,23 @@ def fill_summary_tables(r: RankAnalysis) -> None:
 
 
 def summary_options(manifest: dict) -> AnalysisOptions:
-    """The analysis options a summary was made with (defaults for what it does not record)."""
-    recorded = (manifest.get("options") or {}).get("analysis") or {}
-    flops = {k: v for k, v in (recorded.get("flops") or {}).items() if k in FlopOptions.__annotations__}
+    """The analysis options a summary was made with (defaults for what it does not record, or records damaged)."""
+    top_n = summary_top_n(manifest.get("top_n"))
+    recorded = _object(_object(manifest.get("options")).get("analysis"))
+    flops = {k: v for k, v in _object(recorded.get("flops")).items() if k in FlopOptions.__annotations__}
+    chip = recorded.get("chip")
     try:
-        return AnalysisOptions(chip=recorded.get("chip"), hf32=bool(recorded.get("hf32", False)),
+        return AnalysisOptions(chip=chip if isinstance(chip, str) else None, hf32=bool(recorded.get("hf32", False)),
                                flops=FlopOptions(**flops),
                                include_suspicious=bool(recorded.get("include_suspicious", False)),
-                               top_n=int(recorded.get("top_n", manifest.get("top_n", 10))))
+                               top_n=summary_top_n(recorded.get("top_n", top_n)))
     except (TypeError, ValueError):
-        return AnalysisOptions(top_n=int(manifest.get("top_n", 10)))
+        return AnalysisOptions(top_n=top_n)
+
+
+def _object(value: object) -> dict:
+    """``value`` when it is a JSON object, else an empty one (a damaged manifest)."""
+    return value if isinstance(value, dict) else {}
 
 
 def analysis_from_summary(summary: Summary, catalog: ChipCatalog | None = None) -> FolderAnalysis:
@@ -167,7 +174,7 @@ def summary_conflict(summary: Summary, asked: AnalysisOptions, catalog: ChipCata
     Raises:
         UnknownChipError: When the chip asked for is not in the catalog.
     """
-    made = (summary.manifest.get("options") or {}).get("analysis") or {}
+    made = _object(_object(summary.manifest.get("options")).get("analysis"))  # a damaged manifest: defaults
     redo = (f"summarise again with it (mfu summarize PATH --out {summary.root} …) or analyse the profiles "
             "(mfu analyze PATH …)")
     if asked.chip:
@@ -182,7 +189,7 @@ def summary_conflict(summary: Summary, asked: AnalysisOptions, catalog: ChipCata
     asked_flops = {"fa_sparse_mode": asked.flops.fa_sparse_mode, "fa_layout": asked.flops.fa_layout,
                    "fa_backward": asked.flops.fa_backward}
     for key, value in asked_flops.items():
-        recorded = (made.get("flops") or {}).get(key, getattr(defaults, key))
+        recorded = _object(made.get("flops")).get(key, getattr(defaults, key))
         if value != getattr(defaults, key) and str(value) != str(recorded):
             return (f"argument --{key.replace('_', '-')}: the summary {summary.root.name} was made with {recorded}; "
                     f"its FLOPs cannot be recomputed for {value}: {redo}")

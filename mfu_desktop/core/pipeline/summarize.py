@@ -3,30 +3,23 @@
 Where the ranks live (a cluster's shared file system), workers read them, analyse them and
 return a rank's summary document (tens of KB) — never a kernel frame. The client merges the
 documents into a summary folder (:mod:`mfu_desktop.core.store.summaries`), reusing every rank
-whose files and options did not change since the last run.
-
-Executors: ``scheduler="tcp://host:8786"`` joins an existing Dask cluster (started by
-dask-jobqueue under Slurm, the Dask Kubernetes operator, or ``dask scheduler`` / ``dask
-worker`` by hand); ``workers=N`` starts a ``LocalCluster`` of N single-threaded worker
-processes; neither runs on a thread pool in this process. Dask is the optional extra
-``mfu-desktop[cluster]``.
+whose files and options did not change since the last run. Where the tasks run is a
+:mod:`~mfu_desktop.core.pipeline.runners` runner; a task that never comes back (its worker
+lost, the cluster left without workers) makes its rank *lost*, which a re-run completes.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
-import sys
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import as_completed as futures_completed
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.chips.catalog import ChipCatalog
-from mfu_desktop.core.readers.base import RankFolder
+from mfu_desktop.core.pipeline.runners import Runner
+from mfu_desktop.core.readers.base import Discovery, RankFolder
 from mfu_desktop.core.readers.discovery import discover
 from mfu_desktop.core.store.cache import analysis_key
 from mfu_desktop.core.store.summaries import (
@@ -34,127 +27,11 @@ from mfu_desktop.core.store.summaries import (
     RankEntry,
     SummaryError,
     is_summary,
+    manifest_entry,
     read_manifest,
     write_document,
     write_summary,
 )
-
-
-def cluster_extra_hint() -> str:
-    """How to install Dask into the environment this MFU Desktop runs from (the package is on no index).
-
-    From a checkout (the package's own folder holds ``pyproject.toml``): the ``cluster`` extra of
-    that checkout; otherwise Dask itself, with the interpreter running ``mfu`` so that it lands in
-    the same environment; the frozen bundle cannot take Dask.
-    """
-    if getattr(sys, "frozen", False):
-        return ("Dask is not installed and the bundled app cannot take it: run mfu summarize from a pip install "
-                "(in a checkout: pip install \".[cluster]\"), or drop --scheduler/--workers")
-    python = sys.executable or "python3"
-    checkout = Path(__file__).resolve().parents[3]
-    if (checkout / "pyproject.toml").is_file():
-        return (f'Dask is not installed: {python} -m pip install -e "{checkout}[cluster]" '
-                "(or drop --scheduler/--workers)")
-    return (f'Dask is not installed: {python} -m pip install "dask[distributed]>=2024.1" (what the cluster extra '
-            'holds; from a checkout: pip install ".[cluster]"), or drop --scheduler/--workers')
-
-
-class MissingExtra(RuntimeError):
-    """An optional dependency is not installed (the message says what to install)."""
-
-
-# --- runners ------------------------------------------------------------------------------------
-
-
-class Runner:
-    """Submit tasks and collect them as they finish (a thread pool, or a Dask client)."""
-
-    description = "a thread pool in this process"
-
-    def __init__(self, workers: int | None = None) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=max(1, workers or min(8, os.cpu_count() or 2)))
-
-    def share(self, value: Any) -> Any:
-        """An argument every task gets (a Dask cluster ships it to each worker once)."""
-        return value
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """Start ``fn(*args)``; returns a future."""
-        return self._pool.submit(fn, *args)
-
-    def forget(self, future: Any) -> None:
-        """A collected future: let its result go (the client's memory stays flat)."""
-
-    def completed(self, futures: list[Any]) -> Iterator[Any]:
-        """The futures, as they finish."""
-        return futures_completed(futures)
-
-    @staticmethod
-    def result(future: Any) -> Any:
-        """A finished future's value."""
-        return future.result()
-
-    def cancel(self, futures: list[Any]) -> None:
-        """Cancel what has not run yet."""
-        for f in futures:
-            f.cancel()
-
-    def close(self) -> None:
-        """Release the executor."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
-
-
-class DaskRunner(Runner):
-    """Tasks on a Dask distributed cluster (an existing scheduler, or a LocalCluster started here)."""
-
-    def __init__(self, scheduler: str | None = None, workers: int | None = None) -> None:
-        try:
-            from distributed import Client, LocalCluster
-        except ImportError:
-            raise MissingExtra(cluster_extra_hint()) from None
-        self._cluster = None
-        if scheduler:
-            self._client = Client(scheduler, timeout="30s")
-            self.description = f"the Dask scheduler at {scheduler}"
-        else:
-            self._cluster = LocalCluster(n_workers=max(1, workers or 1), threads_per_worker=1, processes=True,
-                                         dashboard_address=None)
-            self._client = Client(self._cluster)
-            self.description = f"a local Dask cluster of {max(1, workers or 1)} worker process(es)"
-
-    def share(self, value: Any) -> Any:
-        return self._client.scatter(value, broadcast=True)
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
-        return self._client.submit(fn, *args, pure=False)
-
-    def forget(self, future: Any) -> None:
-        future.release()
-
-    def completed(self, futures: list[Any]) -> Iterator[Any]:
-        from distributed import as_completed
-
-        return iter(as_completed(futures))
-
-    def cancel(self, futures: list[Any]) -> None:
-        self._client.cancel(futures)
-
-    def close(self) -> None:
-        self._client.close()
-        if self._cluster is not None:
-            self._cluster.close()
-
-
-def make_runner(scheduler: str | None = None, workers: int | None = None) -> Runner:
-    """The executor the options ask for (see the module docstring).
-
-    Raises:
-        MissingExtra: When Dask is asked for and not installed.
-    """
-    if scheduler or workers:
-        return DaskRunner(scheduler, workers)
-    return Runner()
-
 
 # --- one rank (runs on a worker) ----------------------------------------------------------------
 
@@ -191,6 +68,7 @@ class SummarizeResult:
     cancelled: bool = False
     runner: str = ""
     analysed: list[str] = field(default_factory=list)  # paths of the ranks analysed in this run
+    lost: int = 0  # ranks whose task never came back (worker lost, no worker left): a re-run completes them
     #: What discovery said about the paths given (a path that does not exist, a folder without ranks …).
     warnings: list[str] = field(default_factory=list)
     #: Every rank folder found (summarised, reused or failed).
@@ -210,12 +88,13 @@ def _previous(out: Path) -> set[str]:
         manifest = read_manifest(out)
     except SummaryError:
         return set()
-    return {str(row.get("key")) for row in manifest.get("ranks", [])
-            if row.get("status") == "ok" and (out / DOCUMENTS / f"{row.get('key')}.json").is_file()}
+    entries = [manifest_entry(row) for row in manifest.get("ranks", [])]
+    return {e.key for e in entries if e.status == "ok" and (out / DOCUMENTS / f"{e.key}.json").is_file()}
 
 
 def summarize(paths: list[Path], out: Path, options: AnalysisOptions, catalog: ChipCatalog, runner: Runner,
-              progress: Callable[[int, int, int], None] | None = None) -> SummarizeResult:
+              progress: Callable[[int, int, int], None] | None = None,
+              found: Discovery | None = None) -> SummarizeResult:
     """Summarise every rank under ``paths`` into the summary folder ``out`` (incrementally).
 
     Args:
@@ -225,19 +104,22 @@ def summarize(paths: list[Path], out: Path, options: AnalysisOptions, catalog: C
         catalog: Chip catalog.
         runner: Where the ranks are analysed.
         progress: ``progress(done, failed, total)`` after each rank.
+        found: The ranks under ``paths`` when the caller discovered them already (before starting a runner).
 
     Returns:
         Counts, failures and where the manifest is. On Ctrl+C the ranks done so far are
         written, the others listed as cancelled (a re-run completes them).
     """
-    found = discover(list(paths))
-    entries, todo, futures, reused = _submit_ranks(found.ranks, _previous(out), options, catalog, runner)
+    found = found if found is not None else discover(list(paths))
+    previous = _previous(out)
+    entries, todo, futures, reused = _submit_ranks(found.ranks, previous, options, catalog, runner)
     done, failed, analysed, cancelled = _collect_ranks(runner, futures, todo, out, progress, reused, len(entries))
     manifest = write_summary(out, entries, [str(p) for p in found.roots], _options_record(options, catalog),
-                             options.describe(), options.top_n, list(found.warnings))
+                             options.describe(), options.top_n, list(found.warnings), previous)
     return SummarizeResult(manifest, len(entries), done - failed, reused, [e for e in entries if e.status != "ok"],
                            cancelled, runner.description, analysed + [e.path for e in todo.values()],
-                           list(found.warnings), [e.path for e in entries])
+                           lost=sum(e.status == "lost" for e in entries), warnings=list(found.warnings),
+                           rank_paths=[e.path for e in entries])
 
 
 def _submit_ranks(folders: list[RankFolder], previous: set[str], options: AnalysisOptions, catalog: ChipCatalog,
@@ -305,8 +187,11 @@ def _collect_ranks(runner: Runner, futures: list[Any], todo: dict[Any, RankEntry
             analysed.append(entry.path)
             try:
                 outcome = runner.result(future)
-            except Exception as exc:  # a worker lost, a task killed
-                outcome = {"status": "failed", "reason": f"the task failed on its worker: {type(exc).__name__}: {exc}"}
+            except BaseException as exc:  # a worker lost, a task killed or cancelled: the rank itself is not at fault
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                outcome = {"status": "lost", "reason": f"its task did not come back ({type(exc).__name__}"
+                           f"{': ' + str(exc)[:200] if str(exc) else ''}): run again to summarise it"}
             entry.status = outcome["status"]
             entry.reason = outcome.get("reason", "")
             if entry.status == "ok":  # written at once, then dropped: the client's memory stays flat

@@ -38,7 +38,9 @@ class RankFolder:
             ranks without ids stay apart in every table).
         analyse_done: Whether the producer's "finished" marker exists (Ascend ``analyse.done``).
         config: Capture configuration, when the producer records it.
-        problems: Per-rank messages (unreadable info file, …).
+        problems: Per-rank messages (unreadable info file, a file left out, …).
+        unreadable: Why the rank cannot be read at all (a folder that cannot be listed), else ``None``.
+        left_out: Files found and not read, with why (not a regular file, a link out of the dropped folder).
     """
 
     path: Path
@@ -54,6 +56,8 @@ class RankFolder:
     placeholder: int = -1
     config: CaptureConfig = field(default_factory=CaptureConfig)
     problems: list[str] = field(default_factory=list)
+    unreadable: str | None = None
+    left_out: list[str] = field(default_factory=list)
 
     @property
     def label(self) -> str:

@@ -16,6 +16,17 @@ if TYPE_CHECKING:
 
 
 
+#: The largest rank id accepted (int32: clusters have thousands of ranks; ids beyond are damage, not ranks).
+MAX_RANK_ID = 2**31 - 1
+
+
+def valid_rank_id(value: object) -> int | None:
+    """``value`` as a rank id (an integer in 0 … :data:`MAX_RANK_ID`, never a bool), else ``None``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value if 0 <= value <= MAX_RANK_ID else None
+
+
 @dataclass
 class CaptureConfig:
     """How the profile was captured (so the UI can explain missing metrics).

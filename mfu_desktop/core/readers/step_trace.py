@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mfu_desktop.core.readers.database import open_database
+
 STEP_COLUMNS = ("computing", "comm_not_overlapped", "overlapped", "communication", "free", "stage", "bubble",
                 "comm_not_overlapped_excl_receive", "preparing")
 
@@ -57,8 +59,9 @@ def _normalise(frame: pd.DataFrame, source: str, problems: list[str]) -> pd.Data
     frame = frame.rename(columns={c: _ALIASES.get(" ".join(str(c).strip().lstrip("\ufeff").lower().split()), c)
                                   for c in frame.columns})
     frame = frame.loc[:, ~frame.columns.duplicated()]
-    if "computing" not in frame.columns:
-        raise ValueError(f"{source} has no Computing column (columns: {', '.join(map(str, frame.columns))})")
+    if "computing" not in frame.columns:  # quote only the step-trace columns it has: the file may be anything
+        known = [str(c) for c in frame.columns if c in _ALIASES.values()]
+        raise ValueError(f"{source} has no Computing column (its step-trace columns: {', '.join(known) or 'none'})")
     out = pd.DataFrame()
     out["step"] = frame["step"].astype(str).str.strip().str.replace(r"^step", "", regex=True) \
         if "step" in frame.columns else ""
@@ -103,7 +106,7 @@ def read_step_trace_csv(path: Path) -> StepTrace:
 def read_step_trace_db(path: Path) -> StepTrace:
     """Read ``analysis.db`` → ``StepTraceTime`` (µs in the samples although the docs say ms)."""
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)
+        conn = open_database(path)
         try:
             raw = pd.read_sql_query("SELECT * FROM StepTraceTime", conn)
         finally:

@@ -34,7 +34,7 @@ from mfu_desktop.core.analysis.families import family_codes, family_names
 from mfu_desktop.core.analysis.timeline import RankTimeline, build_timeline, memory_series
 from mfu_desktop.core.analysis.timeline_steps import BREAKDOWN_KINDS
 from mfu_desktop.core.readers import columns as C
-from mfu_desktop.core.writing import atomic_write, forbid_inside
+from mfu_desktop.core.writing import atomic_write, check_output_file, refuse_profile_destination
 
 if TYPE_CHECKING:
     from mfu_desktop.core.analysis.memory import RankMemory
@@ -42,6 +42,8 @@ if TYPE_CHECKING:
     from mfu_desktop.core.readers.host_records import HostOps
 
 DEVICE_PID, HOST_PID, STEPS_PID = 1, 2, 3
+#: How every Chrome trace MFU Desktop writes begins: an existing file that does not is never replaced.
+TRACE_SIGNATURE = b'{"displayTimeUnit": "ms", "otherData": {"generator": "MFU Desktop"'
 #: A lane's kernels are spread over at most this many threads (the rest share the last one).
 MAX_OVERLAP_THREADS = 16
 #: The ``args`` of every kernel event, in order.
@@ -309,15 +311,20 @@ def trace_lines(r: RankAnalysis, step: str | None = None, host: HostOps | None =
 
 
 def write_chrome_trace(r: RankAnalysis, path: Path, step: str | None = None, host: HostOps | None = None,
-                       memory: RankMemory | None = None, timeline: RankTimeline | None = None) -> TraceExport:
-    """Write a rank's Chrome trace to ``path`` (see :func:`trace_lines`); never inside the rank's folder.
+                       memory: RankMemory | None = None, timeline: RankTimeline | None = None,
+                       force: bool = False) -> TraceExport:
+    """Write a rank's Chrome trace to ``path`` (see :func:`trace_lines`), never inside a profile.
+
+    An existing file is replaced only when MFU Desktop wrote it and ``force`` says so.
 
     Raises:
-        ExportError: When ``path`` is inside the profile or cannot be written.
+        ExportError: When ``path`` is inside the profile, would replace a file (see
+            :func:`~mfu_desktop.core.writing.check_output_file`) or cannot be written.
         ValueError: When ``step`` is not a step of the rank.
     """
     path = Path(path)
-    forbid_inside(path, [r.folder.path])
+    refuse_profile_destination(path, [r.folder.path], file=True)
+    check_output_file(path, TRACE_SIGNATURE, force)
     if step is not None:
         tl = timeline or build_timeline(r.kernels, r.rank, host)
         if tl.step_of(step) is None:
@@ -331,7 +338,7 @@ def write_chrome_trace(r: RankAnalysis, path: Path, step: str | None = None, hos
 
     def writer(p: Path) -> None:
         with open(p, "wb") as fh:
-            head = {"displayTimeUnit": "ms", "otherData": other}
+            head = {"displayTimeUnit": "ms", "otherData": other}  # begins with TRACE_SIGNATURE
             fh.write((json.dumps(head, ensure_ascii=False)[:-1] + ',"traceEvents":[\n').encode("utf-8"))
             for chunk in chunks:
                 _write_lines(fh, chunk)

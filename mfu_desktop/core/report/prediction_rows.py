@@ -9,6 +9,7 @@ was not.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -388,20 +389,45 @@ def detail_frame(p: Prediction) -> pd.DataFrame:
 
 
 
-def write_outputs(p: Prediction, folder: Path, fmt: str = "csv") -> list[Path]:
+def prediction_output_names(fmt: str = "csv") -> list[str]:
+    """The files :func:`write_outputs` writes for ``fmt``."""
+    names = ["performance_prediction.csv", "kernel_prediction_detail.csv"] if fmt in ("csv", "both") else []
+    names += ["performance_prediction.parquet", "kernel_prediction_detail.parquet"] if fmt in ("parquet", "both") \
+        else []
+    return [*names, "architecture_rules.csv"]
+
+
+def write_outputs(p: Prediction, folder: Path, fmt: str = "csv", sources: Iterable[Path] = (),
+                  force: bool = False) -> list[Path]:
     """Write ``performance_prediction``, ``kernel_prediction_detail`` and ``architecture_rules.csv``.
 
     Args:
         p: A prediction made with ``keep_details=True`` (else the detail file is empty).
-        folder: Output folder (never inside a profile: the caller checks).
+        folder: Output folder (never inside or above a profile; new, empty or an earlier export).
         fmt: ``csv`` (the seed's files), ``parquet`` or ``both``.
+        sources: The profiles predicted from.
+        force: Replace the files of an earlier export in ``folder``.
 
     The rules file records the rules the prediction used; edited, it is the ``--rules`` input.
+
+    Raises:
+        ExportError: For a folder inside or above a profile, holding what MFU Desktop did not
+            write, or an earlier export without ``force``.
     """
-    from mfu_desktop.core.writing import write_csv, write_fast_csv, write_parquet, write_text
+    from mfu_desktop.core.writing import (
+        check_output_folder,
+        mark_output_folder,
+        refuse_profile_destination,
+        write_csv,
+        write_fast_csv,
+        write_parquet,
+        write_text,
+    )
 
     if fmt not in OUTPUT_FORMATS:
         raise ValueError(f"format {fmt!r} is not one of {', '.join(OUTPUT_FORMATS)}")
+    refuse_profile_destination(folder, sources)
+    check_output_folder(folder, prediction_output_names(fmt), force)
     summary = summary_frame(p)
     detail = detail_frame(p)
     written = []
@@ -412,4 +438,5 @@ def write_outputs(p: Prediction, folder: Path, fmt: str = "csv") -> list[Path]:
         written += [write_parquet(summary, folder / "performance_prediction.parquet"),
                     write_parquet(detail, folder / "kernel_prediction_detail.parquet")]
     written.append(write_text(rules_to_csv(p.rules), folder / "architecture_rules.csv"))
+    written.append(mark_output_folder(folder, "prediction", written))
     return written

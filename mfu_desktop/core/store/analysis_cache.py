@@ -40,7 +40,14 @@ def write_analysis(key: str, rank_key: str, result: RankAnalysis, document: dict
 
 
 def read_analysis(key: str) -> RankAnalysis | None:
-    """A cached analysis with its kernels rebuilt (rank frame + added columns), or ``None``."""
+    """A cached analysis with its kernels rebuilt (rank frame + added columns), or ``None`` — whatever is damaged."""
+    try:
+        return _read_analysis(key)
+    except Exception:  # a damaged entry is a miss: analysed again, the entry rewritten
+        return None
+
+
+def _read_analysis(key: str) -> RankAnalysis | None:
     rest = read_pickle(key, "analysis")
     meta = getattr(rest, "__dict__", {}).pop("_cache", None) if rest is not None else None
     if not meta:

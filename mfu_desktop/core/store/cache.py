@@ -4,8 +4,10 @@ Entries live in ``<user cache>/<kind>/<key>.<suffix>``: a rank's kernel frame as
 (``.arrow``, :mod:`mfu_desktop.core.store.frames`) beside a small pickle of everything else
 (``.pkl``), and per analysis a JSON rank document (``.json``) that the command line prints
 from without importing pandas. A key covers the engine version (:data:`CACHE_VERSION`), the
-rank's input files (path, size, mtime) and, for analyses, the options and the chip catalog:
-a changed input is a new key, an old cache format is ignored (never misread).
+rank's input files (:func:`input_identity`: path, size, mtime, inode, ctime and a sample of
+the content), whether the profiler's finished marker was there and, for analyses, the options
+and the chip catalog: a changed input is a new key, an old cache format is ignored (never
+misread). An entry that cannot be read, for whatever reason, is a miss and is written again.
 
 This module is light (no numpy/pandas): the command line's cached path uses it.
 """
@@ -17,13 +19,14 @@ import json
 import os
 import pickle
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mfu_desktop import __version__
+from mfu_desktop.core.numbers import json_text
 from mfu_desktop.core.paths import file_mode, user_cache_dir
-from mfu_desktop.core.readers.files import fingerprint
 
 if TYPE_CHECKING:
     from mfu_desktop.core.analysis.options import AnalysisOptions
@@ -39,10 +42,53 @@ KINDS = ("ranks", "analysis")
 _SUFFIXES = (".pkl", ".arrow", ".json")
 
 
+#: Bytes hashed at each end of an input file, and the size of each sample between them.
+_END_BYTES = 256 << 10
+_SAMPLE_BYTES = 16 << 10
+#: Samples taken between the two ends of a large file (evenly spaced).
+_SAMPLES = 16
+
+
 def cache_key(folder: RankFolder) -> str:
-    """Key of a rank: engine version + resolved path, sizes and mtimes of its input files."""
-    payload = json.dumps([CACHE_VERSION, str(folder.path.resolve()), fingerprint(folder.input_files())])
+    """Key of a rank: engine version, resolved path, the identity of every input file and the finished marker."""
+    payload = json.dumps([CACHE_VERSION, str(folder.path.resolve()), [input_identity(p) for p in folder.input_files()],
+                          folder.analyse_done])
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
+
+
+def input_identity(path: Path) -> list[object]:
+    """What says a file is unchanged: path, size, mtime, inode, ctime and a hash of a sample of its bytes.
+
+    Size and mtime alone let an edit that kept the size and restored the mtime (``touch -r``,
+    copy tools) be served from the cache; the inode and the ctime cannot be set by ``touch``,
+    and the sample (its first and last 256 KiB and :data:`_SAMPLES` blocks between) catches a
+    file replaced in place (768 KiB read per large file). ``-1`` stands for what cannot be read.
+    """
+    try:
+        st = path.stat()
+    except OSError:
+        return [str(path), -1]
+    return [str(path), st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns, _content_sample(path, st.st_size)]
+
+
+def _content_sample(path: Path, size: int) -> str:
+    """A hash of the file's two ends and evenly spaced blocks between (the whole file when small)."""
+    digest = hashlib.blake2b(digest_size=16)
+    try:
+        with path.open("rb") as fh:
+            if size <= 2 * _END_BYTES + _SAMPLES * _SAMPLE_BYTES:
+                digest.update(fh.read())
+            else:
+                digest.update(fh.read(_END_BYTES))
+                step = (size - 2 * _END_BYTES) // (_SAMPLES + 1)
+                for i in range(1, _SAMPLES + 1):
+                    fh.seek(_END_BYTES + i * step)
+                    digest.update(fh.read(_SAMPLE_BYTES))
+                fh.seek(size - _END_BYTES)
+                digest.update(fh.read(_END_BYTES))
+    except OSError:
+        return "unreadable"
+    return digest.hexdigest()
 
 
 def analysis_key(folder: RankFolder, options: AnalysisOptions, catalog: ChipCatalog) -> str:
@@ -88,13 +134,12 @@ def write_atomic(path: Path, write: Callable[[Path], None], shared: bool = False
 
 
 def read_pickle(key: str, kind: str) -> object | None:
-    """A cached object, or ``None`` (missing, unreadable or from another version)."""
+    """A cached object, or ``None`` (missing, damaged — whatever the unpickler raises — or from another version)."""
     path = entry(key, kind, ".pkl")
     try:
         with path.open("rb") as fh:
             data = pickle.load(fh)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError,
-            ModuleNotFoundError, IndexError, MemoryError):
+    except Exception:  # a damaged entry raises anything (KeyError, OverflowError …): a miss, rewritten later
         return None
     touch(path)
     return data
@@ -118,7 +163,7 @@ def read_document(key: str, kind: str = "analysis") -> dict | None:
     try:
         with path.open("r", encoding="utf-8") as fh:
             doc = json.load(fh)
-    except (OSError, ValueError):
+    except Exception:  # damaged: a miss (OSError, ValueError, RecursionError …)
         return None
     if not isinstance(doc, dict) or doc.get("cache_version") != CACHE_VERSION:
         return None
@@ -128,18 +173,29 @@ def read_document(key: str, kind: str = "analysis") -> dict | None:
 
 def write_document(key: str, doc: dict, kind: str = "analysis") -> bool:
     """Store a JSON document (stamped with :data:`CACHE_VERSION`)."""
-    payload = json.dumps({**doc, "cache_version": CACHE_VERSION}, ensure_ascii=False, allow_nan=False)
+    payload = json_text({**doc, "cache_version": CACHE_VERSION}, ensure_ascii=False)
     return write_atomic(entry(key, kind, ".json"), lambda p: p.write_text(payload, encoding="utf-8"))
 
 
+#: A temporary file older than this (seconds) is left from an interrupted write: pruned.
+STALE_TMP_SECONDS = 3600
+
+
 def prune(folder: Path, limit: int = CACHE_LIMIT_BYTES) -> None:
-    """Drop the least recently used entries (all files of a key together) beyond ``limit`` bytes."""
+    """Drop the least recently used entries (all files of a key together) beyond ``limit`` bytes.
+
+    Temporary files of writes interrupted more than :data:`STALE_TMP_SECONDS` ago go too (a
+    write in progress elsewhere is younger).
+    """
     groups: dict[str, list[tuple[float, int, Path]]] = {}
+    stale_before = time.time() - STALE_TMP_SECONDS
     try:
         for e in os.scandir(folder):
             if e.name.endswith(_SUFFIXES):
                 st = e.stat()
                 groups.setdefault(e.name.split(".", 1)[0], []).append((st.st_mtime, st.st_size, Path(e.path)))
+            elif e.name.endswith(".tmp") and e.stat().st_mtime < stale_before:
+                _unlink(Path(e.path))
     except OSError:
         return
     ordered = sorted(groups.values(), key=lambda files: max(f[0] for f in files))
@@ -170,14 +226,38 @@ def clear() -> int:
     """Delete every cached entry; returns how many files were removed."""
     removed = 0
     for kind in KINDS:
-        folder = user_cache_dir() / kind
-        if not folder.exists():
+        try:
+            entries = list(os.scandir(user_cache_dir() / kind))
+        except OSError:
             continue
-        for path in folder.iterdir():
-            if path.name.endswith((*_SUFFIXES, ".tmp")):
+        for e in entries:
+            if e.name.endswith((*_SUFFIXES, ".tmp")):
+                removed += _unlink(Path(e.path))
+    return removed
+
+
+def _unlink(path: Path) -> bool:
+    """Delete a file; ``False`` when it could not be."""
+    try:
+        path.unlink()
+    except OSError:
+        return False
+    return True
+
+
+def cache_size() -> tuple[int, int]:
+    """Bytes and files the cache takes (every kind, temporary files included)."""
+    total = files = 0
+    for kind in KINDS:
+        try:
+            entries = list(os.scandir(user_cache_dir() / kind))
+        except OSError:
+            continue
+        for e in entries:
+            if e.name.endswith((*_SUFFIXES, ".tmp")):
                 try:
-                    path.unlink()
-                    removed += 1
+                    total += e.stat().st_size
+                    files += 1
                 except OSError:
                     pass
-    return removed
+    return total, files

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mfu_desktop.core.cluster.document_schema import document_problem
 from mfu_desktop.core.cluster.documents import DOCUMENT_VERSION, folder_document
 from mfu_desktop.core.readers.discovery import discover
 from mfu_desktop.core.store.cache import analysis_key, read_document
@@ -29,8 +30,8 @@ def cached_folder_document(paths: list[Path], options: AnalysisOptions, catalog:
     documents = []
     for folder in found.ranks:
         doc = read_document(analysis_key(folder, options, catalog))
-        if doc is None or doc.get("document_version") != DOCUMENT_VERSION:
-            return None
+        if doc is None or doc.get("document_version") != DOCUMENT_VERSION or document_problem(doc) is not None:
+            return None  # damaged: analysed again (and the entry rewritten)
         doc.pop("cache_version", None)
         documents.append(doc)
     return folder_document([str(p) for p in found.roots], documents, [], list(found.warnings),

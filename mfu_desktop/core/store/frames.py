@@ -51,7 +51,7 @@ def read_frame(path: Path) -> pd.DataFrame | None:
             table = ipc.open_file(source).read_all()
             frame = table.to_pandas(split_blocks=True)
         object_categories = json.loads((table.schema.metadata or {}).get(_OBJECT_CATEGORIES, b"[]"))
-    except (OSError, pa.ArrowException, ValueError):
+    except Exception:  # damaged (OSError, ArrowException, ValueError, …): a miss
         return None
     for column in object_categories:  # categories exactly as written (object text, not Arrow-backed strings)
         values = frame[column]

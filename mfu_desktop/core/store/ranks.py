@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from mfu_desktop.core.progress import Cancelled, Progress, check
 from mfu_desktop.core.readers.base import RankData, RankFolder, adopt
+from mfu_desktop.core.readers.files import describe_error
 from mfu_desktop.core.readers.load import read_rank
 from mfu_desktop.core.store.cache import cache_key, clear, entry, read_pickle, touch, write_atomic, write_pickle
 from mfu_desktop.core.store.frames import read_frame, write_frame
@@ -18,7 +19,14 @@ MAX_PARALLEL_RANKS = min(8, (os.cpu_count() or 2))
 
 
 def cache_read(key: str) -> RankData | None:
-    """A cached rank (its frame from the Arrow file, the rest from the pickle), or ``None``."""
+    """A cached rank (its frame from the Arrow file, the rest from the pickle), or ``None`` — whatever is damaged."""
+    try:
+        return _cache_read(key)
+    except Exception:  # a damaged entry is a miss: the rank is read again and the entry rewritten
+        return None
+
+
+def _cache_read(key: str) -> RankData | None:
     data = read_pickle(key, "ranks")
     if not isinstance(data, RankData):
         return None
@@ -91,8 +99,8 @@ def load_ranks(folders: list[RankFolder], use_cache: bool = True, progress: Prog
                 except Cancelled:
                     raise
                 except Exception as exc:  # a reader bug must not stop the other ranks
-                    results[i] = RankData(folder=folders[i], error=f"unexpected error while reading: "
-                                          f"{type(exc).__name__}: {exc}")
+                    results[i] = RankData(folder=folders[i], error=f"{folders[i].path.name} could not be read "
+                                          f"({describe_error(exc)})")
                 done += 1
                 if progress is not None:
                     progress.set_progress(done / len(folders) * 0.8, f"read {done}/{len(folders)} ranks")

@@ -24,13 +24,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mfu_desktop import __version__
+from mfu_desktop.core.cluster.document_schema import document_problem
 from mfu_desktop.core.cluster.documents import DOCUMENT_VERSION, folder_document
+from mfu_desktop.core.numbers import json_text
 from mfu_desktop.core.paths import file_mode
 from mfu_desktop.core.store.cache import write_atomic
 
@@ -86,13 +89,48 @@ class Summary:
         warnings = [f"rank {e.rank if e.rank is not None else '?'} ({Path(e.path).name}): not summarised — "
                     f"{e.reason or e.status}" for e in self.failed]
         m = self.manifest
-        return folder_document([str(self.root)], self.documents, failed, [*m.get("warnings", []), *warnings],
-                               m.get("conventions", []), int(m.get("top_n", 10)), self.profile_roots())
+        return folder_document([str(self.root)], self.documents, failed, [*_texts(m.get("warnings")), *warnings],
+                               _texts(m.get("conventions")), summary_top_n(m.get("top_n")), self.profile_roots())
 
     def profile_roots(self) -> list[str]:
         """The profiler folders this summary was made of (rank labels are relative to them)."""
         roots = self.manifest.get("roots")
-        return [str(r) for r in roots] if isinstance(roots, list) and roots else [str(self.root)]
+        texts = _texts(roots)
+        return texts if isinstance(roots, list) and texts else [str(self.root)]
+
+
+def check_summary_destination(root: Path) -> None:
+    """Refuse a summary folder that exists and is something else: only a new or empty folder, or a summary.
+
+    An existing summary is updated (its ranks reused); anything else would lose files (a summary
+    rewrites ``manifest.json``, ``ranks/*.json`` and the Parquet tables).
+
+    Raises:
+        SummaryError: Naming the folder and why.
+    """
+    root = Path(root).expanduser()
+    if not root.exists():
+        return
+    if not root.is_dir():
+        raise SummaryError(f"{root} is a file, not a folder")
+    try:
+        with os.scandir(root) as entries:
+            empty = next(entries, None) is None
+    except OSError as exc:
+        raise SummaryError(f"{root} cannot be read ({exc.strerror or exc})") from None
+    if not empty and not is_summary(root):
+        raise SummaryError(f"{root} is not empty and is not an MFU Desktop summary: choose a new or empty folder "
+                           "(nothing in it is replaced or deleted)")
+
+
+def claims_summary(path: Path) -> bool:
+    """True for a summary, or a folder that looks like a damaged one (``manifest.json`` beside ``ranks/``).
+
+    Opened as a summary, a damaged one says which file is broken (:func:`read_summary` raises);
+    read as a profile folder it only said "no profiler ranks found".
+    """
+    path = Path(path)
+    return is_summary(path) or ((path / MANIFEST).is_file() and (path / DOCUMENTS).is_dir())
 
 
 def is_summary(path: Path) -> bool:
@@ -103,35 +141,69 @@ def is_summary(path: Path) -> bool:
     try:
         with manifest.open(encoding="utf-8") as fh:
             return json.load(fh).get("format") == SUMMARY_FORMAT
-    except (OSError, ValueError, AttributeError):
+    except Exception:  # unreadable, not JSON, too deep, not an object: not a summary
         return False
 
 
 def read_manifest(root: Path) -> dict[str, Any]:
-    """The manifest of a summary folder.
+    """The manifest of a summary folder (its ``ranks`` a list; each row checked when the summary is read).
 
     Raises:
-        SummaryError: When it is missing, unreadable, or of another format or version.
+        SummaryError: When it is missing, unreadable, of another format or version, or has no list of ranks;
+            the message names the file.
     """
     path = Path(root) / MANIFEST
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise SummaryError(f"{path} cannot be read ({exc.strerror or exc})") from None
-    except ValueError as exc:
-        raise SummaryError(f"{path} is not valid JSON ({exc})") from None
+    except (ValueError, RecursionError) as exc:
+        raise SummaryError(f"{path} is not valid JSON ({str(exc)[:200]})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != SUMMARY_FORMAT:
         raise SummaryError(f"{root} is not an MFU Desktop summary (no {SUMMARY_FORMAT} manifest)")
     if manifest.get("version") != SUMMARY_VERSION:
-        raise SummaryError(f"{root} is a summary of format version {manifest.get('version')}, this MFU Desktop reads "
-                           f"version {SUMMARY_VERSION}: run mfu summarize again")
+        raise SummaryError(f"{root} is a summary of format version {str(manifest.get('version'))[:20]}, this MFU "
+                           f"Desktop reads version {SUMMARY_VERSION}: run mfu summarize again")
+    if not isinstance(manifest.get("ranks", []), list):
+        raise SummaryError(f"{path} is damaged: its ranks are not a list")
     return manifest
+
+
+#: A document key: the 32 hex digits of :func:`mfu_desktop.core.store.cache.analysis_key` (never a path).
+DOCUMENT_KEY = re.compile(r"^[0-9a-f]{32}$")
+#: What a rank's line in the manifest may say.
+STATUSES = ("ok", "failed", "cancelled", "lost")
+
+
+def manifest_entry(row: Any) -> RankEntry:
+    """A rank's line in the manifest as an entry; a damaged line is a failed rank that says what is wrong.
+
+    The key names the rank's document: anything but 32 hex digits (an absolute path, ``..``)
+    would read a file outside the summary folder, so such a line fails its rank.
+    """
+    if not isinstance(row, dict):
+        return RankEntry(None, "?", "", "failed", f"its line in {MANIFEST} is not an object")
+    rank, path, key = row.get("rank"), row.get("path"), row.get("key")
+    path = path if isinstance(path, str) else "?"
+    status, reason = row.get("status"), row.get("reason", "")
+    problem = None
+    if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or abs(rank) > 2**31):
+        problem, rank = "its rank is not a rank id", None
+    elif not isinstance(key, str) or not DOCUMENT_KEY.match(key):
+        problem = "its document key is not one (32 hex digits)"
+    elif status not in STATUSES:
+        problem = f"its status is not one of {', '.join(STATUSES)}"
+    if problem is not None:
+        return RankEntry(rank, path, "", "failed", f"its line in {MANIFEST} is damaged: {problem}")
+    return RankEntry(rank, path, key, status, reason if isinstance(reason, str) else "")
 
 
 def read_summary(root: Path) -> Summary:
     """A summary folder: manifest and the rank documents it lists.
 
-    A listed document that is missing or unreadable turns its rank into a failed one (said so).
+    A damaged line of the manifest, or a listed document that is missing, unreadable or not a
+    rank document (:mod:`~mfu_desktop.core.cluster.document_schema`), turns its rank into a failed
+    one that says why; the other ranks are read.
 
     Raises:
         SummaryError: When the folder is not a readable summary.
@@ -140,24 +212,43 @@ def read_summary(root: Path) -> Summary:
     manifest = read_manifest(root)
     entries = []
     for row in manifest.get("ranks", []):
-        entry = RankEntry(row.get("rank"), str(row.get("path", "")), str(row.get("key", "")),
-                          str(row.get("status", "failed")), str(row.get("reason", "")))
+        entry = manifest_entry(row)
         if entry.status == "ok":
-            doc = _read_document(root / DOCUMENTS / f"{entry.key}.json")
-            if doc is None:
+            doc, problem = read_document(root, entry.key)
+            if problem is not None:
                 entry.status = "failed"
-                entry.reason = f"its document {DOCUMENTS}/{entry.key}.json is missing or damaged"
+                entry.reason = f"its document {DOCUMENTS}/{entry.key}.json {problem}"
             entry.document = doc
         entries.append(entry)
     return Summary(root, manifest, entries)
 
 
-def _read_document(path: Path) -> dict[str, Any] | None:
+def read_document(root: Path, key: str) -> tuple[dict[str, Any] | None, str | None]:
+    """A rank document of a summary folder, checked: ``(document, None)`` or ``(None, what is wrong with it)``."""
+    if not DOCUMENT_KEY.match(key):
+        return None, "has no valid key"
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) and doc.get("document_version") == DOCUMENT_VERSION else None
+        doc = json.loads((Path(root) / DOCUMENTS / f"{key}.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None, "is missing"
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or exc})"
+    except (ValueError, RecursionError):
+        return None, "is not valid JSON"
+    if isinstance(doc, dict) and doc.get("document_version") != DOCUMENT_VERSION:
+        return None, f"is of document version {str(doc.get('document_version'))[:20]} (run mfu summarize again)"
+    problem = document_problem(doc, summary=True)
+    return (None, f"is damaged: {problem}") if problem else (doc, None)
+
+
+def _texts(value: Any) -> list[str]:
+    """The strings of a manifest list (a damaged list gives what is text in it)."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def summary_top_n(value: Any) -> int:
+    """A row count of the hot lists from a manifest (10 when it is not a sensible integer)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 1000 else 10
 
 
 def write_document(root: Path, key: str, doc: dict[str, Any]) -> None:
@@ -169,13 +260,13 @@ def write_document(root: Path, key: str, doc: dict[str, Any]) -> None:
     path = Path(root) / DOCUMENTS / f"{key}.json"
     if path.exists():
         return
-    text = json.dumps(doc, ensure_ascii=False, allow_nan=False)
+    text = json_text(doc, ensure_ascii=False)
     if not write_atomic(path, lambda p: p.write_text(text, encoding="utf-8"), shared=True):
         raise OSError(f"cannot write {path}")
 
 
 def write_summary(root: Path, entries: list[RankEntry], roots: list[str], options: dict[str, Any],
-                  conventions: list[str], top_n: int, warnings: list[str]) -> Path:
+                  conventions: list[str], top_n: int, warnings: list[str], ours: set[str] = frozenset()) -> Path:
     """Write (or update) a summary folder: documents, then the tables, the manifest last.
 
     Documents not yet on disk (``entry.document`` set) are written; the tables are built by
@@ -190,6 +281,8 @@ def write_summary(root: Path, entries: list[RankEntry], roots: list[str], option
         conventions: The conventions text (stamped in every report).
         top_n: Rows of the hot-operator lists.
         warnings: Discovery warnings.
+        ours: Keys of the documents the previous manifest listed: a stale document is deleted only
+            when it is one of them (never a file MFU Desktop did not write).
 
     Returns:
         The manifest's path.
@@ -212,16 +305,15 @@ def write_summary(root: Path, entries: list[RankEntry], roots: list[str], option
         "ranks": [e.manifest_row() for e in entries],
     }
     path = root / MANIFEST
-    text = json.dumps(manifest, ensure_ascii=False, indent=1)
+    text = json_text(manifest, ensure_ascii=False, indent=1)
     if not write_atomic(path, lambda p: p.write_text(text, encoding="utf-8"), shared=True):
         raise OSError(f"cannot write {path}")
-    keep = {f"{e.key}.json" for e in ok}
-    for stale in docs_dir.glob("*.json"):  # documents of ranks no longer listed (changed files)
-        if stale.name not in keep:
-            try:
-                stale.unlink()
-            except OSError:
-                pass
+    keep = {e.key for e in ok}
+    for key in ours - keep:  # documents of ranks no longer listed (changed files), written by an earlier run
+        try:
+            (docs_dir / f"{key}.json").unlink()
+        except OSError:
+            pass
     return path
 
 
@@ -296,7 +388,7 @@ def _write_tables(root: Path, entries: list[RankEntry]) -> None:
         for start in range(0, len(entries), TABLE_CHUNK):
             rows: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
             for e in entries[start:start + TABLE_CHUNK]:
-                doc = e.document or _read_document(root / DOCUMENTS / f"{e.key}.json")
+                doc = e.document or read_document(root, e.key)[0]
                 if doc is None:
                     continue
                 for name, items in _rows_of(doc).items():

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractItemModel, QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush
 
 from mfu_desktop.core.analysis.grouping import lookup
 from mfu_desktop.core.analysis.roofline_figures import judged_by
 from mfu_desktop.core.numbers import calls, pct
+from mfu_desktop.core.writing import neutral_cell
 from mfu_desktop.gui.bands import CELL_ALPHA, band_qcolor
 from mfu_desktop.gui.tooltips import wrap_tip
 
@@ -428,15 +429,15 @@ class DataFrameModel(QAbstractTableModel):
         spec = self._specs[column]
         factor_unit = COPY_UNITS.get(spec.formatter) if spec.formatter is not None else None
         if factor_unit is None or f"({factor_unit[1]}" in spec.header or factor_unit[1] in spec.header.split():
-            return spec.header
-        return f"{spec.header} ({factor_unit[1]})"
+            return str(neutral_cell(spec.header))
+        return str(neutral_cell(f"{spec.header} ({factor_unit[1]})"))
 
     def copy_value(self, row: int, column: int) -> str:
         """A cell as Ctrl+C writes it: a number a spreadsheet reads (in the header's unit), or the text."""
         col = self._cols[column]
         value = col.raw(int(self._view[row]))
-        if col.is_text:
-            return str(value).replace("\t", " ").replace("\n", " ")
+        if col.is_text:  # a spreadsheet would run "=HYPERLINK(…)" from an operator name: neutralised
+            return str(neutral_cell(str(value).replace("\t", " ").replace("\n", " ").replace("\r", " ")))
         v = float(value)
         if math.isnan(v):
             return ""
@@ -445,7 +446,7 @@ class DataFrameModel(QAbstractTableModel):
         return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(round(v, 12))
 
     def tsv(self, rows: Sequence[int], columns: Sequence[int]) -> str:
-        """Selected cells as tab-separated text (Ctrl+C): numbers as numbers, units in the headers."""
+        """Selected cells as tab-separated text (Ctrl+C): numbers as numbers, units in the headers, text neutralised."""
         cols = sorted(set(columns))
         lines = ["\t".join(self.copy_header(c) for c in cols)]
         for r in sorted(set(rows)):
@@ -455,6 +456,35 @@ class DataFrameModel(QAbstractTableModel):
     def visible_frame(self) -> pd.DataFrame:
         """The rows currently shown, in view order (for exports)."""
         return self._frame.iloc[self._view][self.column_keys()]
+
+
+def clipboard_tsv(model: QAbstractItemModel, rows: Sequence[int], columns: Sequence[int]) -> str:
+    """Cells of any table as tab-separated text (Ctrl+C), the header line first, formulas neutralised.
+
+    A spreadsheet pasted into runs ``=HYPERLINK(…)``, ``+cmd|…`` or ``@SUM…`` from an operator
+    name or a shape string: such cells get a leading ``'``, as :func:`~mfu_desktop.core.writing.neutralize`
+    does in every export; numbers (``-12.5``, ``-3 %``) stay numbers.
+    """
+    cols = sorted(set(columns))
+    lines = ["\t".join(str(neutral_cell(str(model.headerData(c, Qt.Orientation.Horizontal) or ""))) for c in cols)]
+    for r in sorted(set(rows)):
+        cells = []
+        for c in cols:
+            text = model.data(model.index(r, c))
+            cell = "" if text is None else str(text).replace("\t", " ").replace("\n", " ").replace("\r", " ")
+            cells.append(_clipboard_cell(cell))
+        lines.append("\t".join(cells))
+    return "\n".join(lines)
+
+
+def _clipboard_cell(text: str) -> str:
+    """A copied cell: a number as shown, other text with formulas neutralised."""
+    try:
+        if math.isfinite(float(text.replace(",", "").replace("%", "").replace(" ", ""))):
+            return text
+    except ValueError:
+        pass
+    return str(neutral_cell(text))
 
 
 def selected_persistent(indexes: Sequence[QModelIndex]) -> list[QPersistentModelIndex]:

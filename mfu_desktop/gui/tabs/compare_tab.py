@@ -41,7 +41,7 @@ from mfu_desktop.core.compare.report import memory_rows, side_mfu_text
 from mfu_desktop.core.numbers import pct, sig
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.pipeline.from_summary import analysis_from_summary, summary_conflict
-from mfu_desktop.core.store.summaries import is_summary, read_summary
+from mfu_desktop.core.store.summaries import claims_summary, read_summary
 from mfu_desktop.gui.charts.compare_charts import GroupScatter, PairedBarsChart, WaterfallChart
 from mfu_desktop.gui.core_text import rank_count, sentences
 from mfu_desktop.gui.messages import MessageChannel
@@ -303,7 +303,7 @@ class CompareTab(QWidget):
         option = self.tr("NEW's chip")
 
         def job(progress):
-            if len(paths) == 1 and is_summary(paths[0]):
+            if len(paths) == 1 and claims_summary(paths[0]):
                 summary = read_summary(paths[0])
                 conflict = summary_conflict(summary, AnalysisOptions(chip=options.chip), catalog, option)
                 if conflict:
@@ -329,22 +329,42 @@ class CompareTab(QWidget):
             self.export_to(Path(folder))
 
     def export_to(self, folder: Path) -> list[Path]:
-        """The matched table (CSV, XLSX), JSON, a Markdown summary and the three charts (PNG, SVG)."""
-        from mfu_desktop.core.compare.report import export_comparison
-        from mfu_desktop.core.writing import ExportError
+        """The matched table (CSV, XLSX), JSON, a Markdown summary and the three charts (PNG, SVG).
+
+        Never inside or above either profile, never over what MFU Desktop did not write; an
+        earlier export there is replaced only when the user agrees.
+        """
+        from mfu_desktop.core.compare.report import COMPARISON_FILES, export_comparison
+        from mfu_desktop.core.writing import (
+            ExportError,
+            check_output_folder,
+            mark_output_folder,
+            refuse_profile_destination,
+        )
         from mfu_desktop.gui.charts.profile_charts import export_plot
+        from mfu_desktop.gui.export_guard import writable
 
         if self.comparison is None:
             return []
         profiles = [*self.new_paths, *(self.base.discovery.roots if self.base else [])]
+        charts = {f"{name}.{fmt}": chart for name, chart in (("waterfall", self.waterfall),
+                                                             ("top_changes", self.paired),
+                                                             ("base_vs_new", self.scatter)) for fmt in ("png", "svg")}
+
+        def check(force: bool) -> None:
+            refuse_profile_destination(folder, profiles)
+            check_output_folder(folder, [*COMPARISON_FILES, *charts], force)
+
+        force = writable(self, folder, check, self.info.show_message)
+        if force is None:
+            return []
         try:
-            written = export_comparison(self.comparison, folder, profiles)
-            for name, chart in (("waterfall", self.waterfall), ("top_changes", self.paired),
-                                ("base_vs_new", self.scatter)):
-                for fmt in ("png", "svg"):
-                    written.append(export_plot(chart, folder / f"{name}.{fmt}"))
+            written = export_comparison(self.comparison, folder, profiles, force, also=charts)
+            plots = [export_plot(chart, folder / name) for name, chart in charts.items()]
+            mark_output_folder(folder, "comparison export", plots)
+            written += plots
         except ExportError as exc:
-            self.info.show_message(self.tr("Export refused: {0}").format(exc))
+            self.info.show_message(self.tr("Export failed: {0}").format(exc))
             return []
         self.status_message.emit(self.tr("Exported {0} files to {1}").format(len(written), folder))
         return written

@@ -478,16 +478,27 @@ class PredictionTab(QWidget):
             self.export_to(Path(folder))
 
     def export_to(self, folder: Path) -> None:
-        """Write performance_prediction.csv and kernel_prediction_detail.csv (background)."""
+        """Write performance_prediction.csv and kernel_prediction_detail.csv (background).
+
+        Never inside or above a profile, never over what MFU Desktop did not write; an earlier
+        prediction there is replaced only when the user agrees.
+        """
         if self.prediction is None or self.analysis is None:
             self.info.show_message(self.tr("Nothing to export yet: run a prediction first."))
             return
-        from mfu_desktop.core.writing import ExportError, forbid_inside
+        from mfu_desktop.core.report.analysis_export import analysis_sources
+        from mfu_desktop.core.report.prediction_rows import prediction_output_names
+        from mfu_desktop.core.writing import check_output_folder, refuse_profile_destination
+        from mfu_desktop.gui.export_guard import writable
 
-        try:
-            forbid_inside(folder, [r.folder.path for r in self.analysis.ranks])
-        except ExportError as exc:
-            self.info.show_message(str(exc))
+        sources = analysis_sources(self.analysis)
+
+        def check(force: bool) -> None:
+            refuse_profile_destination(folder, sources)
+            check_output_folder(folder, prediction_output_names("csv"), force)
+
+        force = writable(self, folder, check, self.info.show_message)
+        if force is None:
             return
         p = self.prediction
         ranks = rank_inputs(self.analysis)
@@ -496,7 +507,7 @@ class PredictionTab(QWidget):
 
         def job(progress):
             full = predict(ranks, p.source, targets, list(p.rules), cpu, keep_details=True, basis=p.basis)
-            return write_outputs(full, folder)
+            return write_outputs(full, folder, "csv", sources, force)
 
         self.runner.start(
             EXPORT_CHANNEL,

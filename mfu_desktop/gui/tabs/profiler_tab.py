@@ -51,7 +51,7 @@ from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.pipeline.from_summary import analysis_from_summary, fill_summary_tables, summary_rank
 from mfu_desktop.core.progress import check
 from mfu_desktop.core.readers import columns as C
-from mfu_desktop.core.store.summaries import is_summary, read_summary
+from mfu_desktop.core.store.summaries import claims_summary, read_summary
 from mfu_desktop.gui.bands import band_css
 from mfu_desktop.gui.charts.heat_map import RankHeatMap
 from mfu_desktop.gui.charts.profile_charts import (
@@ -182,6 +182,7 @@ class ProfilerTab(QWidget):
         self.views: list[ProfilerView] = []
         for view_class in view_classes():
             view = view_class(context)
+            view.action_message.connect(self.action_message)
             self.views.append(view)
             self.tabs.addTab(view, view.title())
             self.view_pages[view.name] = view
@@ -569,7 +570,7 @@ class ProfilerTab(QWidget):
         paths, options, catalog = list(self.paths), self.options(), self.catalog
         self.info.hide()
         self.status_message.emit(self.tr("Loading {0}…").format(", ".join(p.name for p in paths)))
-        if len(paths) == 1 and is_summary(paths[0]):
+        if len(paths) == 1 and claims_summary(paths[0]):
             job = lambda progress: analysis_from_summary(read_summary(paths[0]), catalog)  # noqa: E731
         else:
             job = lambda progress: analyze_paths(paths, options, catalog, progress)  # noqa: E731

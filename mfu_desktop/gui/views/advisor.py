@@ -38,6 +38,7 @@ from mfu_desktop.core.analysis.rank import RankAnalysis
 from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.numbers import calls
 from mfu_desktop.gui.i18n import current_language
+from mfu_desktop.gui.table_view import ItemTable
 from mfu_desktop.gui.views.base import ProfilerView, ViewContext
 
 CHANNEL = "advisor"
@@ -305,7 +306,7 @@ def ranks_text(ranks: list[int], limit: int = 6) -> str:
 
 def _table(headers: list[str], stretch: int) -> QTableWidget:
     """A read-only, row-selecting table with ``headers``; column ``stretch`` takes the spare width."""
-    table = QTableWidget(0, len(headers))
+    table = ItemTable(0, len(headers))
     table.setHorizontalHeaderLabels(headers)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

@@ -71,6 +71,9 @@ class ProfilerView(QWidget):
 
     #: The view's name on the command line (``--view NAME``); stable, lower-case, no spaces.
     name: ClassVar[str] = ""
+    #: The outcome of something the user just did from here (an export): the window shows it at once,
+    #: whichever page is in front (the File menu reaches a view that is not shown).
+    action_message = Signal(str)
 
     def __init__(self, context: ViewContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)

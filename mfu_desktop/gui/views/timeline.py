@@ -259,8 +259,8 @@ class TimelineView(ProfilerView):
         """Ask where, then write the selected rank's Chrome trace in the background (File menu or the button)."""
         rank, _ = self._selected()
         if rank is None or rank.lite:
-            self.notes.setText(self.tr("Select a rank with its kernels (not the cluster or a summary) to export its "
-                                       "Chrome trace."))
+            self._say(self.tr("Select a rank with its kernels (not the cluster or a summary) to export its "
+                              "Chrome trace."))
             return
         default = str(Path.home() / f"rank{rank.rank}.trace.json")
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Export Chrome trace"), default,
@@ -269,9 +269,13 @@ class TimelineView(ProfilerView):
             self.export_to(Path(path))
 
     def export_to(self, path: Path, step: str | None = None) -> None:
-        """Write the shown rank's Chrome trace to ``path`` (never inside a profile) on the worker pool."""
-        from mfu_desktop.core.report.chrome_trace import write_chrome_trace
-        from mfu_desktop.core.writing import forbid_inside
+        """Write the shown rank's Chrome trace to ``path`` on the worker pool.
+
+        Never inside a profile nor among its ranks or traces, never over a file MFU Desktop did not
+        write; an earlier trace is replaced (the save dialog asked the user first).
+        """
+        from mfu_desktop.core.report.chrome_trace import TRACE_SIGNATURE, write_chrome_trace
+        from mfu_desktop.core.writing import ExportError, check_output_file, refuse_profile_destination
 
         rank, result = self._selected()
         if rank is None or rank.lite:
@@ -279,17 +283,26 @@ class TimelineView(ProfilerView):
         tl = self._built.get(id(rank))
         roots = [*(result.discovery.roots if result is not None else []), *(r.folder.path for r in
                                                                              (result.ranks if result else []))]
+        try:  # said at once, as the other exports of the window do (a stat and a folder listing)
+            refuse_profile_destination(path, roots, file=True)
+            check_output_file(path, TRACE_SIGNATURE, force=True)
+        except ExportError as exc:
+            self._say(QCoreApplication.translate("ExportGuard", "Export refused: {0}").format(exc))
+            return
 
         def job(progress):
-            forbid_inside(path, roots)
             host = tl.host if tl is not None else read_host_ops(rank.folder, rank.kernels)
-            return write_chrome_trace(rank, path, step, host, memory_of(rank), tl)
+            return write_chrome_trace(rank, path, step, host, memory_of(rank), tl, force=True)
 
         def done(export) -> None:
-            self.notes.setText(self.tr("Wrote {0}: {1} kernels, {2} host operators — open it in Perfetto or "
-                                       "MindStudio Insight").format(export.path, f"{export.kernels:,}",
-                                                                    f"{export.host_ops:,}"))
+            self._say(self.tr("Wrote {0}: {1} kernels, {2} host operators — open it in Perfetto or "
+                              "MindStudio Insight").format(export.path, f"{export.kernels:,}", f"{export.host_ops:,}"))
 
         self.context.runner.start(EXPORT_CHANNEL, job, done,
-                                  lambda message: self.notes.setText(self.tr("Export failed: {0}").format(message)),
+                                  lambda message: self._say(self.tr("Export failed: {0}").format(message)),
                                   label=self.tr("Exporting the Chrome trace"))
+
+    def _say(self, text: str) -> None:
+        """An export's outcome: in the view's notes and, since the File menu exports from any page, the status bar."""
+        self.notes.setText(text)
+        self.action_message.emit(text)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mfu_desktop.core.readers.ascend.info import load_json
+from mfu_desktop.core.readers.database import open_database
 from mfu_desktop.core.readers.records import CommMatrix, CommOp
 
 _AGG_KEY = re.compile(r"^[a-z0-9_]+-(top\d+|middle|bottom\d+|total)@", re.IGNORECASE)
@@ -83,15 +84,18 @@ def parse_comm_matrix(data: Any, source: str = "communication_matrix.json") -> C
 def read_comm_matrix(path: Path) -> CommMatrix:
     """Read ``communication_matrix.json``; an unreadable file is an empty matrix with a reason."""
     data, problem = load_json(path)
-    if problem:
-        return CommMatrix("empty", [], path.name, [problem])
-    return parse_comm_matrix(data, path.name)
+    if data is None:
+        return CommMatrix("empty", [], path.name, [problem or f"{path.name} is empty"])
+    matrix = parse_comm_matrix(data, path.name)
+    if problem:  # values read as null (absurd numbers, deep nesting): said, the rest is used
+        matrix.problems.insert(0, problem)
+    return matrix
 
 
 def read_comm_matrix_db(path: Path) -> CommMatrix:
     """The same from ``analysis.db`` → ``CommAnalyzerMatrix`` (db export)."""
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)
+        conn = open_database(path)
         try:
             rows = conn.execute(
                 "SELECT hccl_op_name, group_name, src_rank, dst_rank, transport_type, transit_size, transit_time, "

@@ -5,7 +5,8 @@ An operator row (``type`` 50001, ``ENUM_API_TYPE`` "op") reaches its device task
 TASK.connectionId``; only compute tasks (``COMPUTE_TASK_INFO``) are kernels. A task is found in
 the kernel frame by its start time. ``startNs``/``endNs`` are TEXT in schema 1.0.0 (cast to integers
 by SQLite: exact to the ns).
-The database is opened read-only; any failure gives ``None``.
+The database is opened so that SQLite writes nothing (:func:`~mfu_desktop.core.readers.database.open_database`);
+any failure gives ``None``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from mfu_desktop.core.readers import columns as C
-from mfu_desktop.core.readers.ascend.kernels_db import connect_readonly
+from mfu_desktop.core.readers.database import open_database
 from mfu_desktop.core.readers.host_records import HostOps, match_kernels, nesting_depth
 
 #: ``ENUM_API_TYPE`` of framework operators.
@@ -52,7 +53,7 @@ def _links(conn: sqlite3.Connection, tables: dict[str, list[str]]) -> pd.DataFra
 def db_host_ops(path: Path, kernels: pd.DataFrame) -> HostOps | None:
     """The operators of the database at ``path`` linked to the rows of ``kernels``; ``None`` when it has none."""
     try:
-        conn = connect_readonly(path)
+        conn = open_database(path)
         try:
             tables = _tables(conn)
             if "PYTORCH_API" not in tables or "STRING_IDS" not in tables:

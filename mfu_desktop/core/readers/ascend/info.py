@@ -28,18 +28,84 @@ _AIC_METRICS = {
 
 
 
+#: Values nested deeper than this are read as ``null`` (Python's parser fails the whole file near 1,000 levels).
+MAX_JSON_DEPTH = 200
+#: Integers with more digits than this are read as ``null`` (Python refuses to convert them past 4,300).
+MAX_INT_DIGITS = 1_000
+
+
 def load_json(path: Path) -> tuple[Any, str | None]:
-    """Read a JSON file: ``(data, None)`` or ``(None, reason)`` — never raises."""
+    """Read a JSON file: ``(data, None)``, ``(data, what was read as null)`` or ``(None, reason)`` — never raises.
+
+    One absurd value (a 5,001-digit number, 100,000 levels of nesting in a part no reader looks
+    at) does not lose the file: it is read as ``null`` and counted.
+    """
     try:
         raw = path.read_bytes()
     except OSError as exc:
         return None, f"{path.name} cannot be read ({exc.strerror or exc})"
     if not raw.strip():
         return None, f"{path.name} is empty"
+    text = raw.decode("utf-8-sig", errors="replace")
+    huge: list[str] = []
+    notes: list[str] = []
     try:
-        return json.loads(raw.decode("utf-8-sig", errors="replace")), None
-    except (json.JSONDecodeError, RecursionError) as exc:
-        return None, f"{path.name} is not valid JSON ({exc})"
+        try:
+            data = json.loads(text, parse_int=lambda digits: _integer(digits, huge))
+        except RecursionError:
+            text, cut = flatten_deep_json(text, MAX_JSON_DEPTH)
+            notes.append(f"{cut} value(s) nested deeper than {MAX_JSON_DEPTH} levels read as null")
+            data = json.loads(text, parse_int=lambda digits: _integer(digits, huge))
+    except (ValueError, RecursionError) as exc:
+        return None, f"{path.name} is not valid JSON ({str(exc)[:200]})"
+    if huge:
+        notes.append(f"{len(huge)} integer(s) of more than {MAX_INT_DIGITS:,} digits read as null")
+    return data, (f"{path.name}: " + "; ".join(notes)) if notes else None
+
+
+def _integer(digits: str, huge: list[str]) -> int | None:
+    """A JSON integer, or ``None`` (counted in ``huge``) when it has more than :data:`MAX_INT_DIGITS` digits."""
+    if len(digits) > MAX_INT_DIGITS:
+        huge.append(digits[:1])
+        return None
+    return int(digits)
+
+
+def flatten_deep_json(text: str, max_depth: int) -> tuple[str, int]:
+    """JSON text with every array or object nested deeper than ``max_depth`` replaced by ``null``.
+
+    A scan that knows strings and escapes (only used after the parser gave up on the depth).
+
+    Returns:
+        The text and how many values were replaced.
+    """
+    out: list[str] = []
+    depth = cut = 0
+    skip_from = -1  # depth at which a replaced value started (-1: copying)
+    in_string = escaped = False
+    keep_start = 0
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > max_depth and skip_from < 0:
+                out.append(text[keep_start:i])
+                out.append("null")
+                skip_from, cut = depth, cut + 1
+        elif ch in "]}":
+            if skip_from == depth:
+                keep_start, skip_from = i + 1, -1
+            depth -= 1
+    out.append(text[keep_start:] if skip_from < 0 else "")
+    return "".join(out), cut
 
 
 def _bool(value: Any) -> bool | None:

@@ -3,8 +3,9 @@
 Kernels are ``TASK ⋈ COMPUTE_TASK_INFO`` on ``globalTaskId`` with text through ``STRING_IDS``;
 times are ns and converted once to µs; PMU values come from ``TASK_PMU_INFO``; communication
 operators from ``COMMUNICATION_OP``; the chip family from ``NPU_INFO`` and the clock from
-``AICORE_FREQ``; steps from ``STEP_TIME``. The database is opened read-only; a locked or
-corrupt file is an error for that rank.
+``AICORE_FREQ``; steps from ``STEP_TIME``. The database is opened so that SQLite writes nothing
+(:func:`~mfu_desktop.core.readers.database.open_database`: immutable, or a private copy while a
+writer is active, which the rank's problems then say); a corrupt file is an error for that rank.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pandas as pd
 
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.ascend.kernels_csv import KernelFileError, KernelTable
+from mfu_desktop.core.readers.database import open_database
 from mfu_desktop.core.readers.records import DbExtras
 
 #: DB PMU names (ns for *_time) → canonical columns (µs).
@@ -59,11 +61,6 @@ _TEXT_COLUMNS = {
 
 
 
-def connect_readonly(path: Path, timeout_s: float = 2.0) -> sqlite3.Connection:
-    """Open a database read-only (``mode=ro`` URI); never creates or modifies the file."""
-    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=timeout_s)
-
-
 def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
     return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
 
@@ -91,7 +88,29 @@ def _categorical(ids: np.ndarray, lookup_ids: np.ndarray, lookup_values: np.ndar
     return pd.Categorical.from_codes(codes.astype(np.int32), categories=pd.Index(uniques, dtype=object))
 
 
-def _extras(conn: sqlite3.Connection, tables: set[str]) -> DbExtras:
+def _usable_steps(steps: pd.DataFrame, problems: list[str]) -> pd.DataFrame:
+    """``STEP_TIME`` rows whose id and times are integers (start ≤ end), by start; the others counted and skipped.
+
+    A text row in ``STEP_TIME`` used to fail the whole rank.
+    """
+    values = {c: pd.to_numeric(steps[c], errors="coerce") for c in ("step", "start_ns", "end_ns")}
+    ok = pd.Series(True, index=steps.index)
+    for column in values.values():
+        ok &= column.notna() & (column == np.floor(column)) & (column.abs() < 2**62)
+    ok &= values["start_ns"] <= values["end_ns"]
+    if not ok.all():
+        problems.append(f"STEP_TIME: {int((~ok).sum())} row(s) whose id or times are not integers (or end before "
+                        "they start) skipped")
+    out = pd.DataFrame({c: v[ok].astype(np.int64) for c, v in values.items()})
+    return out.sort_values("start_ns").reset_index(drop=True)
+
+
+def _mistyped(values: pd.Series) -> pd.Series:
+    """Cells that hold something (not NULL) that is not a number."""
+    return values.notna() & pd.to_numeric(values, errors="coerce").isna()
+
+
+def _extras(conn: sqlite3.Connection, tables: set[str], problems: list[str]) -> DbExtras:
     extras = DbExtras()
     if "NPU_INFO" in tables:
         row = conn.execute("SELECT name FROM NPU_INFO LIMIT 1").fetchone()
@@ -106,7 +125,7 @@ def _extras(conn: sqlite3.Connection, tables: set[str]) -> DbExtras:
             extras.rank_id = row[0]
     if "STEP_TIME" in tables:
         steps = pd.read_sql_query("SELECT id AS step, startNs AS start_ns, endNs AS end_ns FROM STEP_TIME", conn)
-        extras.steps = steps.sort_values("start_ns").reset_index(drop=True)
+        extras.steps = _usable_steps(steps, problems)
     if "META_DATA" in tables:
         row = conn.execute("SELECT value FROM META_DATA WHERE name='SCHEMA_VERSION'").fetchone()
         extras.schema = row[0] if row else None
@@ -139,18 +158,22 @@ def read_kernel_db(path: Path) -> tuple[KernelTable, DbExtras]:
     """
     problems: list[str] = []
     try:
-        conn = connect_readonly(path)
+        conn = open_database(path)
     except sqlite3.Error as exc:
-        raise KernelFileError(f"{path.name} cannot be opened read-only ({exc})") from None
+        text = str(exc)
+        raise KernelFileError(text if text.startswith(path.name) else f"{path.name} cannot be opened ({text})") \
+            from None
+    if conn.snapshot_note:
+        problems.append(conn.snapshot_note)
     try:
-        db = _read_rows(conn, path)
+        db = _read_rows(conn, path, problems)
     except sqlite3.OperationalError as exc:
-        raise KernelFileError(f"{path.name} cannot be read ({exc}); is it locked by another program?") from None
+        raise KernelFileError(f"{path.name} cannot be read ({exc})") from None
     except sqlite3.DatabaseError as exc:
         raise KernelFileError(f"{path.name} is corrupt ({exc})") from None
     finally:
         conn.close()
-    frame = _kernel_frame(db)
+    frame = _kernel_frame(db, problems)
     if db.pmu is None:
         problems.append(f"{path.name} has no TASK_PMU_INFO (Level0 or aic_metrics none): no hardware counters")
     missing = [c for c in (C.INPUT_SHAPES, C.OUTPUT_SHAPES) if c not in frame.columns
@@ -158,12 +181,13 @@ def read_kernel_db(path: Path) -> tuple[KernelTable, DbExtras]:
     return KernelTable(frame, path.name, [], missing, problems, 0), db.extras
 
 
-def _read_rows(conn: sqlite3.Connection, path: Path) -> _DbRows:
+def _read_rows(conn: sqlite3.Connection, path: Path, problems: list[str]) -> _DbRows:
     """Every query of the reader, on an open connection.
 
     Args:
         conn: The read-only connection.
         path: The database (for messages).
+        problems: Where rows and cells that cannot be read are counted.
 
     Raises:
         KernelFileError: When the file is not a readable SQLite database or lacks a kernel table.
@@ -176,16 +200,30 @@ def _read_rows(conn: sqlite3.Connection, path: Path) -> _DbRows:
     needed = {"TASK", "COMPUTE_TASK_INFO", "STRING_IDS"}
     if not needed <= tables:
         raise KernelFileError(f"{path.name} lacks table(s) {', '.join(sorted(needed - tables))}")
-    extras = _extras(conn, tables)
+    extras = _extras(conn, tables, problems)
     strings = pd.read_sql_query("SELECT id, value FROM STRING_IDS", conn)
-    lookup_ids = strings["id"].to_numpy(dtype=np.int64)
-    lookup_values = strings["value"].to_numpy(dtype=object)
+    ids = pd.to_numeric(strings["id"], errors="coerce")
+    if ids.isna().any():
+        problems.append(f"STRING_IDS: {int(ids.isna().sum())} row(s) whose id is not an integer skipped")
+    lookup_ids = ids[ids.notna()].to_numpy(dtype=np.int64)
+    lookup_values = strings["value"][ids.notna()].to_numpy(dtype=object)
     info_cols = _columns(conn, "COMPUTE_TASK_INFO")
     text_cols = [c for c in _TEXT_COLUMNS if c in info_cols]
+    _count_unjoinable(conn, problems)
     raw = _task_rows(conn, info_cols, text_cols)
     pmu = _pmu(conn, tables, lookup_ids, lookup_values)
     comm = _communication(conn, tables, info_cols)
     return _DbRows(extras, lookup_ids, lookup_values, text_cols, raw, pmu, comm)
+
+
+def _count_unjoinable(conn: sqlite3.Connection, problems: list[str]) -> None:
+    """Count the task rows whose ``globalTaskId`` is not an integer: the join cannot read them."""
+    for table in ("TASK", "COMPUTE_TASK_INFO"):
+        (count,) = conn.execute(f"SELECT COUNT(*) FROM {table} WHERE typeof(globalTaskId) NOT IN "
+                                "('integer', 'null')").fetchone()
+        if count:
+            problems.append(f"{table}: {count} row(s) whose globalTaskId is not an integer cannot be joined: not "
+                            "read")
 
 
 def _block_columns(info_cols: list[str]) -> tuple[str | None, str | None]:
@@ -221,16 +259,24 @@ def _task_rows(conn: sqlite3.Connection, info_cols: list[str], text_cols: list[s
     )
 
 
-def _kernel_frame(db: _DbRows) -> pd.DataFrame:
+def _kernel_frame(db: _DbRows, problems: list[str]) -> pd.DataFrame:
     """The canonical kernel frame: tasks (µs, text, block dims, PMU) and communication, by start, with steps.
 
     Args:
         db: The rows read from the database.
+        problems: Where cells that are not numbers are counted (kept as missing).
 
     Returns:
         The kernel frame in :data:`C.KERNEL_COLUMNS` order.
     """
     raw = db.raw
+    bad_times = _mistyped(raw["start_ns"]) | _mistyped(raw["end_ns"])
+    if bad_times.any():
+        problems.append(f"TASK: {int(bad_times.sum())} task(s) whose start or end time is not a number (kept "
+                        "without a duration)")
+    for src in db.text_cols:
+        if (bad := int(_mistyped(raw[src]).sum())):
+            problems.append(f"COMPUTE_TASK_INFO: {bad} {src} cell(s) that are not string ids (kept as missing)")
     start = pd.to_numeric(raw["start_ns"], errors="coerce")
     end = pd.to_numeric(raw["end_ns"], errors="coerce")
     data: dict[str, object] = {

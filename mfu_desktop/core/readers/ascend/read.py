@@ -112,7 +112,7 @@ def _read_device_files(folder: RankFolder, data: RankData) -> None:
         info = parse_device_info(parsed, info_path)
         if info is not None:
             data.device_infos.append(info)
-        elif problem:
+        if problem:
             data.problems.append(problem)
     if folder.metadata is not None:
         parsed, problem = load_json(folder.metadata)

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 from mfu_desktop.core.readers.ascend.info import load_json, parse_profiler_info
 from mfu_desktop.core.readers.ascend.info import rank_from_info_name as _rank_from_info_name
 from mfu_desktop.core.readers.base import RankFolder
-from mfu_desktop.core.readers.files import list_dir, safe_is_dir
+from mfu_desktop.core.readers.database import open_database
+from mfu_desktop.core.readers.files import is_folder, is_regular_file, list_dir, list_dir_or_reason, safe_is_dir
 
 if TYPE_CHECKING:
     from mfu_desktop.core.readers.base import RankData
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 OUTPUT_DIR = "ASCEND_PROFILER_OUTPUT"
 MSPROF_OUTPUT_DIR = "mindstudio_profiler_output"
 CLUSTER_DIR = "cluster_analysis_output"
+#: Name endings of torch_npu / MindSpore rank folders.
+RANK_SUFFIXES = ("_ascend_pt", "_ascend_ms")
 
 _DB_NAME = re.compile(r"^(ascend_pytorch_profiler|ascend_mindspore_profiler)(?:_(\d+))?\.db$")
 _MSPROF_DB = re.compile(r"^msprof_\d+.*\.db$")
@@ -62,11 +65,23 @@ def _msprof_files(prof: Path) -> dict[str, list[Path]]:
     return out
 
 
+def _listings(path: Path, output: Path) -> tuple[list, list, str | None]:
+    """The entries of a rank folder and of its output folder, and why one cannot be listed (``None``: both can)."""
+    own, reason = list_dir_or_reason(path)
+    if reason is None and is_folder(output) and output != path:
+        outputs, reason = list_dir_or_reason(output)
+        where = output
+    else:
+        outputs, where = (own if output == path else []), path
+    return own, outputs, (f"{where} cannot be listed ({reason})" if reason is not None else None)
+
+
 def torch_rank(path: Path, root: Path, output: Path) -> RankFolder:
     """A torch_npu / MindSpore rank folder and the files of its output folder."""
     producer = "mindspore" if path.name.endswith("_ascend_ms") else "torch_npu"
     rank = RankFolder(path=path, root=root, producer=producer, reader=AscendTorchReader.name, output_dir=output)
-    for entry in list_dir(output):
+    own, outputs, rank.unreadable = _listings(path, output)
+    for entry in outputs:
         name = entry.name
         p = Path(entry.path)
         if name == "kernel_details.csv":
@@ -81,7 +96,7 @@ def torch_rank(path: Path, root: Path, output: Path) -> RankFolder:
             rank.set_file("comm_matrix", p)
         elif name == "analyse.done":
             rank.analyse_done = True
-    for entry in list_dir(path):
+    for entry in own:
         name = entry.name
         if name.startswith("profiler_info") and name.endswith(".json") and rank.profiler_info is None:
             rank.set_file("profiler_info", Path(entry.path))
@@ -101,7 +116,7 @@ def msprof_rank(prof: Path, root: Path) -> RankFolder:
     """A native msprof ``PROF_*`` capture."""
     files = _msprof_files(prof)
     rank = RankFolder(path=prof, root=root, producer="msprof", reader=MsprofReader.name,
-                      output_dir=prof / MSPROF_OUTPUT_DIR if (prof / MSPROF_OUTPUT_DIR).is_dir() else None)
+                      output_dir=prof / MSPROF_OUTPUT_DIR if is_folder(prof / MSPROF_OUTPUT_DIR) else None)
     if files["op_summary"]:
         rank.files["kernel_csv"] = files["op_summary"]
     rank.set_file("db", files["db"][0] if files["db"] else None)
@@ -113,7 +128,7 @@ def msprof_rank(prof: Path, root: Path) -> RankFolder:
 def _db_rank(db: Path) -> tuple[int | None, str | None]:
     """Rank from ``RANK_DEVICE_MAP`` (−1 = unknown); never raises."""
     try:
-        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)
+        conn = open_database(db, timeout_s=1.0)
     except sqlite3.Error as exc:
         return None, f"{db.name} cannot be opened ({exc})"
     try:
@@ -172,9 +187,10 @@ class AscendTorchReader:
     def ranks_in_dir(self, path: Path, root: Path) -> list[RankFolder] | None:
         if path.name == OUTPUT_DIR:
             return [torch_rank(path.parent, root, path)]
-        if (path / OUTPUT_DIR).is_dir():
+        if is_folder(path / OUTPUT_DIR) or path.name.endswith(RANK_SUFFIXES):
+            # a rank folder by its name counts even when empty or unreadable: it is then a failed rank
             return [torch_rank(path, root, path / OUTPUT_DIR)]
-        if (path / "kernel_details.csv").is_file():  # a renamed output folder
+        if is_regular_file(path / "kernel_details.csv"):  # a renamed output folder
             return [torch_rank(path, root, path)]
         return None
 
@@ -207,7 +223,7 @@ class MsprofReader:
     def ranks_in_dir(self, path: Path, root: Path) -> list[RankFolder] | None:
         if path.name == MSPROF_OUTPUT_DIR and path.parent.name.startswith("PROF_"):
             return [msprof_rank(path.parent, root)]
-        if path.name.startswith("PROF_") and ((path / MSPROF_OUTPUT_DIR).is_dir() or any(
+        if path.name.startswith("PROF_") and (is_folder(path / MSPROF_OUTPUT_DIR) or any(
                 e.name.startswith("device_") for e in list_dir(path))):
             rank = msprof_rank(path, root)
             return [rank] if (rank.kernel_csvs or rank.db) else []

@@ -14,7 +14,6 @@ no numpy, so that discovery stays light — reading imports the two modules abov
 
 from __future__ import annotations
 
-import gzip
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +29,18 @@ if TYPE_CHECKING:
 
 
 # --- the reader -----------------------------------------------------------------------------
+
+
+def _trace_candidate(path: Path) -> bool:
+    """Whether a file is a trace; a damaged compressed ``*.json.gz`` is one too, so that it fails as a rank by name.
+
+    Sniffing a file whose deflate data is corrupt raises (``zlib.error``): skipping it silently
+    would leave "no profiler ranks found" as the only trace of it.
+    """
+    try:
+        return is_trace_file(path)
+    except Exception:
+        return True
 
 
 def _rank_folder(path: Path, root: Path) -> RankFolder:
@@ -48,11 +59,11 @@ class KinetoReader:
     claims_folder = False
 
     def ranks_in_dir(self, path: Path, root: Path) -> list[RankFolder] | None:
-        traces = [Path(e.path) for e in list_dir(path) if safe_is_file(e) and is_trace_file(Path(e.path))]
+        traces = [Path(e.path) for e in list_dir(path) if safe_is_file(e) and _trace_candidate(Path(e.path))]
         return [_rank_folder(p, root) for p in traces] or None
 
     def ranks_in_file(self, path: Path) -> list[RankFolder] | None:
-        return [_rank_folder(path, path)] if is_trace_file(path) else None
+        return [_rank_folder(path, path)] if _trace_candidate(path) else None
 
     def is_cluster_output(self, path: Path) -> bool:
         return False
@@ -62,7 +73,7 @@ class KinetoReader:
         try:
             with open_text(folder.path) as fh:
                 head = fh.read(SNIFF_BYTES)
-        except (OSError, EOFError, gzip.BadGzipFile, UnicodeError):
+        except Exception:  # damaged (zlib.error …): no id here; reading the rank says what is wrong
             return
         m = re.search(r'"distributedInfo"\s*:\s*\{[^{}]*"rank"\s*:\s*(\d+)', head)
         if m:

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mfu_desktop.core.readers.database import open_database
 from mfu_desktop.core.readers.memory.ascend_text import PROCESS_COMPONENTS, no_memory_reason
 from mfu_desktop.core.readers.memory.records import MemoryData, missing
 from mfu_desktop.core.readers.memory.tables import pair_events
@@ -82,7 +83,7 @@ def _main_device(frame: pd.DataFrame, problems: list[str], table: str) -> pd.Dat
 def read_db_memory(path: Path, profile_memory: bool | None) -> MemoryData:
     """The memory tables of a profiler database as :class:`MemoryData` (never raises)."""
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)
+        conn = open_database(path)
     except sqlite3.Error as exc:
         return missing(no_memory_reason(profile_memory, f"{path.name} cannot be opened ({exc})"))
     try:

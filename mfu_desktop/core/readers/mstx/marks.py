@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from mfu_desktop.core.readers import columns as C
-from mfu_desktop.core.readers.ascend.kernels_db import connect_readonly
+from mfu_desktop.core.readers.database import open_database
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -252,7 +252,7 @@ def enrich_kernels(kernels: pd.DataFrame, db: Path) -> Enrichment | None:
         The new columns and notes, or ``None`` when the database holds no marks of ours.
     """
     try:
-        conn = connect_readonly(db)
+        conn = open_database(db)
     except sqlite3.Error:
         return None
     try:
