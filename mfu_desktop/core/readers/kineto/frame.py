@@ -102,9 +102,12 @@ class OpTree:
         return op
 
 
-def launching_ops(ev: TraceEvents, tree: OpTree) -> np.ndarray:
-    """The op that launched each kernel: by External id, else by correlation → launch → op around it."""
-    k_ext = np.frombuffer(ev.k_ext, dtype=np.int64)
+def launching_ops(ev: TraceEvents, tree: OpTree, ext: object = None, corr: object = None) -> np.ndarray:
+    """The op that launched each kernel: by External id, else by correlation → launch → op around it.
+
+    ``ext`` and ``corr`` give other kernels' ids instead (the excluded kernels' ``x_ext``/``x_corr``).
+    """
+    k_ext = np.frombuffer(ev.k_ext if ext is None else ext, dtype=np.int64)
     op_ext = np.frombuffer(ev.op_ext, dtype=np.int64)
     out = np.full(len(k_ext), -1, dtype=np.int64)
     known = np.flatnonzero(op_ext >= 0)
@@ -119,7 +122,7 @@ def launching_ops(ev: TraceEvents, tree: OpTree) -> np.ndarray:
     if len(missing) == 0 or len(l_corr) == 0 or ev.ops == 0:
         return out
     l_order = np.argsort(l_corr, kind="stable")
-    k_corr = np.frombuffer(ev.k_corr, dtype=np.int64)[missing]
+    k_corr = np.frombuffer(ev.k_corr if corr is None else corr, dtype=np.int64)[missing]
     pos = np.clip(np.searchsorted(l_corr[l_order], k_corr), 0, len(l_order) - 1)
     found = (k_corr >= 0) & (l_corr[l_order][pos] == k_corr)
     kernels, launch = missing[found], l_order[pos[found]]
@@ -270,6 +273,8 @@ def kernel_frame(ev: TraceEvents) -> tuple[pd.DataFrame, StepTrace | None, list[
     op_name = np.frombuffer(ev.op_name, dtype=np.int32).astype(np.int64)
     op_of = np.where(ruled >= 0, ruled, launching)
     share = _flops_share(op_of, dur, ev.ops)
+    if len(ev.x_ext):  # an op whose kernel was excluded cannot share its FLOPs over the kernels left
+        share[np.isin(op_of, _ops_of_excluded(ev, tree, nearest))] = np.nan
     shapes, dtypes, attrs = _op_cells(ev, op_of, ruled, k_name)
     windows, step_of, step_source = assign_steps(ev, start, start + dur, launching, op_ts)
     table = ev.strings.table()  # after _op_cells: it may intern TF32 dtype lists
@@ -294,6 +299,14 @@ def kernel_frame(ev: TraceEvents) -> tuple[pd.DataFrame, StepTrace | None, list[
         notes.append("no ProfilerStep# range: step time and step MFU unavailable (use torch.profiler.schedule / "
                      "prof.step())")
     return frame, trace, notes
+
+
+def _ops_of_excluded(ev: TraceEvents, tree: OpTree, nearest: np.ndarray) -> np.ndarray:
+    """The ops (the ruled one above, else the launching one) of the kernels excluded for unusable times."""
+    launching = launching_ops(ev, tree, ev.x_ext, ev.x_corr)
+    ruled = np.where(launching >= 0, nearest[np.clip(launching, 0, None)] if len(nearest) else -1, -1)
+    op_of = np.where(ruled >= 0, ruled, launching)
+    return np.unique(op_of[op_of >= 0])
 
 
 def _flops_share(op_of: np.ndarray, dur: np.ndarray, ops: int) -> np.ndarray:
