@@ -79,11 +79,11 @@ class ByteStream:
         self.eof = False
         self.problems = Problems()
 
-    def fill(self) -> bool:
-        """Drop the consumed bytes and read one more chunk; False at the end of the file."""
+    def fill(self, at_least: int = 0) -> bool:
+        """Drop the consumed bytes and read one more chunk (or ``at_least`` bytes); False at the end of the file."""
         if self.eof:
             return False
-        more = self.fh.read(self.chunk)
+        more = self.fh.read(max(self.chunk, at_least))
         if self.pos:
             self.base += self.pos
             self.buf = self.buf[self.pos:]
@@ -139,7 +139,7 @@ class ByteStream:
         try:
             while not advance(self.buf, scan, self.eof):
                 before = self.pos
-                self.fill()
+                self.fill(len(self.buf) - self.pos)  # the buffer doubles: a huge value is not rescanned chunk by chunk
                 scan.shift(before - self.pos)
         except Malformed as exc:
             self._malformed(exc)

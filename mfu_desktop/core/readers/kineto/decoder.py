@@ -74,7 +74,7 @@ class TraceDecoder:
         try:
             value = decode_one(s.buf[s.pos:end])
         except ValueError as exc:
-            s.problems.add(f"top-level {key!r} at {s.where()}: {exc}; skipped")
+            s.problems.add(f"the top-level {key!r} at {s.where()}: {exc}")
         else:
             self.on_header(key, value)
         s.pos = end

@@ -228,7 +228,7 @@ class EventArray:
                 try:
                     event = loose_event(decode_one(s.buf[s.pos:end]))
                 except ValueError as exc:
-                    s.problems.add(f"event at {s.where()}: {exc}; skipped")
+                    s.problems.add(f"an event at {s.where()}: {exc}")
                 else:
                     if event is None:
                         self.non_objects += 1

@@ -18,8 +18,12 @@ _STRING_REST = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 #: Numbers (any length), literals, and the NaN/Infinity that Python's json writes.
 _SCALAR = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null|NaN|-?Infinity")
 _DELIMITERS = frozenset(b" \t\n\r,:]}")
-#: What a number or literal cut by the buffer's end may still look like.
-_PARTIAL_SCALAR = re.compile(rb"[-+.0-9a-zA-Z]*")
+#: What a number or literal cut by the buffer's end may be the beginning of.
+_SCALAR_START = re.compile(
+    rb"-?(?:0|[1-9][0-9]*)?(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*)?|t(?:r(?:ue?)?)?|f(?:a(?:l(?:se?)?)?)?|n(?:u(?:ll?)?)?"
+    rb"|N(?:aN?)?|-?I(?:n(?:f(?:i(?:n(?:i(?:ty?)?)?)?)?)?)?")
+#: Longer numbers are not waited for (a run of digits to the end of a huge file is not a number).
+MAX_SCALAR_BYTES = 1 << 20
 _CLOSER = {ord("{"): ord("}"), ord("["): ord("]")}
 
 
@@ -72,7 +76,7 @@ def _token(buf: bytes, i: int, scan: Scan, final: bool) -> int | None:
     end = m.end() if m else i
     if end < len(buf) and buf[end] in _DELIMITERS and m:
         return end
-    if not final and _PARTIAL_SCALAR.match(buf, i).end() == len(buf):  # type: ignore[union-attr]
+    if not final and len(buf) - i <= MAX_SCALAR_BYTES and _SCALAR_START.fullmatch(buf, i):
         return None  # a number or literal cut by the buffer's end: it may go on in the next chunk
     if m is None:
         raise Malformed(i, f"a byte that cannot start a JSON value ({bytes([c])!r})")

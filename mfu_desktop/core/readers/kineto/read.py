@@ -61,6 +61,7 @@ def decode_notes(ev: TraceEvents) -> list[str]:
         notes[list(ev.excluded).index(T.KERNELS)] += (" — their ops' FLOPs are not counted (how to share them over "
                                                       "the kernels left is unknown)")
     if ev.undecodable:
-        notes.append(f"{ev.undecodable:,} value(s) no JSON decoder could read were skipped: " + "; ".join(ev.problems)
-                     + ("; …" if ev.undecodable > len(ev.problems) else ""))
+        more = "; …" if ev.undecodable > len(ev.problems) else ""
+        notes.append(f"{ev.undecodable:,} value(s) that no JSON decoder can read were skipped: "
+                     f"{'; '.join(ev.problems)}{more}")
     return notes
