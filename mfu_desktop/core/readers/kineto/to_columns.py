@@ -209,22 +209,22 @@ class EventColumns:
         self._ops(events, seq)
 
     def _kernels(self, events: list[Any], seq: np.ndarray) -> None:
-        n = len(events)
         ts, dur = _floats(events, "ts"), _floats(events, "dur")
         ext, corr = _external_ids(events), _ids(events, "args.correlation")
-        columns = {
+        reasons = T.kernel_time_reasons(ts, dur)
+        if reasons.any():  # excluded: counted, their links kept (their ops' FLOPs cannot be shared), no text kept
+            T.count(self.out.excluded, T.KERNELS, reasons)
+            bad = reasons > 0
+            self._append({"x_ext": ext[bad], "x_corr": corr[bad]})
+            ok = np.flatnonzero(~bad)
+            events, ts, dur, ext, corr, seq = _pick(events, ok), ts[ok], dur[ok], ext[ok], corr[ok], seq[ok]
+        n = len(events)
+        self._append({
             "k_name": self.strings.codes(map(attrgetter("name"), events), n),
             "k_cat": self.strings.codes(map(KERNEL_CATEGORY.__getitem__, map(type, events)), n),
             "k_ts": ts, "k_dur": dur, "k_ext": ext, "k_corr": corr,
             "k_device": _ids(events, "args.device"), "k_stream": _ids(events, "args.stream"), "k_seq": seq,
-        }
-        reasons = T.kernel_time_reasons(ts, dur)
-        if reasons.any():
-            T.count(self.out.excluded, T.KERNELS, reasons)
-            bad = reasons > 0
-            self._append({"x_ext": ext[bad], "x_corr": corr[bad]})
-            columns = {name: values[~bad] for name, values in columns.items()}
-        self._append(columns)
+        })
 
     def _ops(self, events: list[Any], seq: np.ndarray) -> None:
         if not events:
