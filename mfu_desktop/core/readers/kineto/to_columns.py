@@ -57,6 +57,8 @@ KERNEL_CATEGORY = {cls: {"Kernel": "kernel", "Memcpy": "gpu_memcpy", "Memset": "
 _TYPECODES = {np.dtype(np.int32): "i", np.dtype(np.int64): "q", np.dtype(np.float64): "d"}
 _PID_TID = attrgetter("pid", "tid")
 _PH = attrgetter("ph")
+_ARGS = attrgetter("args")
+_INPUTS = attrgetter("input_dims", "input_type", "concrete_inputs")
 _OLD_STEP = {KNOWN_CATEGORIES["Operator"]}
 
 
@@ -89,24 +91,37 @@ class _Numbers(dict):
 
 
 class _Cells(dict):
-    """Raw JSON bytes → the code of its cell (decoded and formatted once per distinct text)."""
+    """An op's raw JSON shapes, dtypes and concrete inputs → the index of their three cell codes in ``codes``.
 
-    def __init__(self, cell: Callable[[Any], str], strings: Strings) -> None:
+    The key is the three texts joined by NUL (which JSON text cannot hold): one lookup per op, each
+    distinct triple decoded and formatted once.
+    """
+
+    def __init__(self, strings: Strings) -> None:
         super().__init__()
-        self.cell = cell
         self.strings = strings
+        self.codes: list[tuple[int, int, int]] = []
 
     def __missing__(self, raw: bytes) -> int:
-        try:
-            value = decode_one(raw)
-        except ValueError:
-            value = None
-        code = self[raw] = self.strings.code(self.cell(value))
-        return code
+        cells = []
+        for part, cell in zip(raw.split(b"\0"), (shape_cell, list_cell, list_cell)):
+            try:
+                value = decode_one(part)
+            except ValueError:
+                value = None
+            cells.append(self.strings.code(cell(value)))
+        index = self[raw] = len(self.codes)
+        self.codes.append((cells[0], cells[1], cells[2]))
+        return index
 
 
 def _pick(events: list[Any], rows: np.ndarray) -> list[Any]:
     return events if len(rows) == len(events) else list(map(events.__getitem__, rows.tolist()))
+
+
+def _args(events: list[Any]) -> list[Any]:
+    """The events' args structs (one pass: a dotted attrgetter per column costs more)."""
+    return list(map(_ARGS, events))
 
 
 def _floats(events: list[Any], attribute: str) -> np.ndarray:
@@ -124,12 +139,12 @@ def _ids(events: list[Any], attribute: str) -> np.ndarray:
     return out
 
 
-def _external_ids(events: list[Any]) -> np.ndarray:
-    """``External id``, else the ``external id`` of PyTorch ≤ 1.10 kernels and launches."""
-    new = _ids(events, "args.external_id")
-    missing = new == -1
-    if missing.any():
-        new[missing] = _ids(events, "args.external_id_old")[missing]
+def _external_ids(args: list[Any]) -> np.ndarray:
+    """``External id``, else the ``external id`` of PyTorch ≤ 1.10 kernels and launches (from the args)."""
+    new = _ids(args, "external_id")
+    missing = np.flatnonzero(new == -1)
+    if len(missing):
+        new[missing] = _ids(_pick(args, missing), "external_id_old")
     return new
 
 
@@ -142,8 +157,7 @@ class EventColumns:
         self.strings = out.strings
         self._threads = _Numbers()
         self._kept_names = np.zeros(0, dtype=np.int8)  # per string code: 0 unknown, 1 keep, 2 not
-        self._cells = {"dims": _Cells(shape_cell, out.strings), "types": _Cells(list_cell, out.strings),
-                       "concrete": _Cells(list_cell, out.strings)}
+        self._cells = _Cells(out.strings)
         self._parts: dict[str, list[np.ndarray]] = defaultdict(list)
         self._seen = 0  # events before this slice (their sequence numbers order the interned texts)
 
@@ -210,20 +224,22 @@ class EventColumns:
 
     def _kernels(self, events: list[Any], seq: np.ndarray) -> None:
         ts, dur = _floats(events, "ts"), _floats(events, "dur")
-        ext, corr = _external_ids(events), _ids(events, "args.correlation")
+        args = _args(events)
+        ext, corr = _external_ids(args), _ids(args, "correlation")
         reasons = T.kernel_time_reasons(ts, dur)
         if reasons.any():  # excluded: counted, their links kept (their ops' FLOPs cannot be shared), no text kept
             T.count(self.out.excluded, T.KERNELS, reasons)
             bad = reasons > 0
             self._append({"x_ext": ext[bad], "x_corr": corr[bad]})
             ok = np.flatnonzero(~bad)
-            events, ts, dur, ext, corr, seq = _pick(events, ok), ts[ok], dur[ok], ext[ok], corr[ok], seq[ok]
+            events, args, ts, dur, ext, corr, seq = (_pick(events, ok), _pick(args, ok), ts[ok], dur[ok], ext[ok],
+                                                     corr[ok], seq[ok])
         n = len(events)
         self._append({
             "k_name": self.strings.codes(map(attrgetter("name"), events), n),
             "k_cat": self.strings.codes(map(KERNEL_CATEGORY.__getitem__, map(type, events)), n),
             "k_ts": ts, "k_dur": dur, "k_ext": ext, "k_corr": corr,
-            "k_device": _ids(events, "args.device"), "k_stream": _ids(events, "args.stream"), "k_seq": seq,
+            "k_device": _ids(args, "device"), "k_stream": _ids(args, "stream"), "k_seq": seq,
         })
 
     def _ops(self, events: list[Any], seq: np.ndarray) -> None:
@@ -239,14 +255,14 @@ class EventColumns:
         names = self.strings.codes(map(attrgetter("name"), events), n)
         dims, types, concrete = (np.full(n, -1, dtype=np.int32) for _ in range(3))
         kept = np.flatnonzero(self._kept(names))
+        args = _args(events)
         if len(kept):
-            chosen = _pick(events, kept)
-            for column, field, cells in ((dims, "input_dims", "dims"), (types, "input_type", "types"),
-                                         (concrete, "concrete_inputs", "concrete")):
-                raw = map(bytes, map(attrgetter("args." + field), chosen))
-                column[kept] = np.fromiter(map(self._cells[cells].__getitem__, raw), dtype=np.int32, count=len(kept))
+            raw = map(b"\0".join, map(_INPUTS, _pick(args, kept)))
+            index = np.fromiter(map(self._cells.__getitem__, raw), dtype=np.int32, count=len(kept))
+            codes = np.array(self._cells.codes, dtype=np.int32)[index]
+            dims[kept], types[kept], concrete[kept] = codes[:, 0], codes[:, 1], codes[:, 2]
         self._append({"op_name": names, "op_thread": self._thread_codes(events), "op_ts": ts, "op_dur": dur,
-                      "op_ext": _external_ids(events), "op_dims": dims, "op_types": types, "op_concrete": concrete,
+                      "op_ext": _external_ids(args), "op_dims": dims, "op_types": types, "op_concrete": concrete,
                       "op_seq": seq})
 
     def _kept(self, names: np.ndarray) -> np.ndarray:
@@ -264,7 +280,7 @@ class EventColumns:
         ts, dur = _floats(events, "ts"), _floats(events, "dur")
         reasons = T.span_time_reasons(ts, dur)
         T.count(self.out.excluded, T.LAUNCHES, reasons)
-        corr = _ids(events, "args.correlation")
+        corr = _ids(_args(events), "correlation")
         keep = (reasons == 0) & (corr >= 0)
         self._append({"l_corr": corr[keep], "l_thread": self._thread_codes(events)[keep], "l_ts": ts[keep]})
 
@@ -280,15 +296,16 @@ class EventColumns:
                     zip(matched, ts.tolist(), dur.tolist(), reasons.tolist()) if not r)
 
     def _memory(self, events: list[Any]) -> None:
-        ts, size = _floats(events, "ts"), _floats(events, "args.nbytes")
+        args = _args(events)
+        ts, size = _floats(events, "ts"), _floats(args, "nbytes")
         ok = np.isfinite(ts) & np.isfinite(size)
         self.out.skipped += int((~ok).sum())
-        allocated, reserved = _floats(events, "args.total_allocated"), _floats(events, "args.total_reserved")
+        allocated, reserved = _floats(args, "total_allocated"), _floats(args, "total_reserved")
         columns = {
-            "m_ts": ts, "m_bytes": size, "m_addr": _ids(events, "args.addr"),
+            "m_ts": ts, "m_bytes": size, "m_addr": _ids(args, "addr"),
             "m_allocated": np.where(np.isfinite(allocated), allocated, np.nan),
             "m_reserved": np.where(np.isfinite(reserved), reserved, np.nan),
-            "m_device_type": _ids(events, "args.device_type"), "m_device": _ids(events, "args.device_id"),
+            "m_device_type": _ids(args, "device_type"), "m_device": _ids(args, "device_id"),
             "m_thread": self._thread_codes(events),
         }
         self._append({name: values[ok] for name, values in columns.items()})
