@@ -3,9 +3,10 @@
 A kernel is excluded when its start or duration is missing, not a number, infinite or negative,
 or its start lies beyond what a clock in nanoseconds can hold (> 9.2e15 µs); a CPU op, a launch
 or a step range when its start or duration is missing, not a number or infinite, or its
-duration negative. Then any of them whose duration is longer than the whole capture (first to
-last event start) — and longer than a second, so that a short capture's last long kernel stays —
-is excluded too (a 1e300 µs duration would otherwise become the step time).
+duration negative. Then any of them longer than the capture could hold — the span of all event
+starts plus a minute, which no kernel runs (the runtime's watchdogs end it first) — is excluded
+too (a 1e300 µs duration would otherwise become the step time). The same minute bounds every
+reader's kernels (``readers/kernel_checks.py`` where it exists): one notion of "longer than the capture".
 """
 
 from __future__ import annotations
@@ -24,15 +25,16 @@ NOT_A_NUMBER = "start or duration missing or not a number"
 INFINITE = "infinite start or duration"
 NEGATIVE = "negative start or duration"
 BEYOND_CLOCK = "start beyond any clock (> 9.2e15 µs)"
-TOO_LONG = "longer than the whole capture"
+TOO_LONG = "longer than the capture could hold"
 #: Reason codes (0 = kept).
 REASONS = ["", NOT_A_NUMBER, INFINITE, NEGATIVE, BEYOND_CLOCK, TOO_LONG]
 _NAN, _INF, _NEG, _CLOCK, _LONG = 1, 2, 3, 4, 5
 
 #: Kernel starts become int64 nanoseconds: later starts (µs) cannot be held.
 MAX_START_US = 9.2e15
-#: Durations up to this (µs) are never judged against the capture.
-MIN_ABSURD_US = 1e6
+#: The longest a single kernel is believed to run (µs): a duration beyond the span of the capture's starts
+#: plus this is absurd.
+LONGEST_KERNEL_US = 60e6
 
 
 def kernel_time_reasons(ts: np.ndarray, dur: np.ndarray) -> np.ndarray:
@@ -55,8 +57,8 @@ def span_time_reasons(ts: np.ndarray, dur: np.ndarray) -> np.ndarray:
 
 
 def too_long(dur: np.ndarray, capture_us: float) -> np.ndarray:
-    """Durations longer than the whole capture (and than :data:`MIN_ABSURD_US`)."""
-    return dur > max(capture_us, MIN_ABSURD_US)
+    """Durations longer than the capture could hold: its span of starts plus :data:`LONGEST_KERNEL_US`."""
+    return dur > capture_us + LONGEST_KERNEL_US
 
 
 def count(excluded: dict[str, Counter[str]], what: str, reasons: np.ndarray) -> None:

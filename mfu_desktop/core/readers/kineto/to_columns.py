@@ -313,7 +313,7 @@ class EventColumns:
     # --- the end --------------------------------------------------------------------------------
 
     def finish(self) -> None:
-        """Join the slices' columns, then exclude what lasts longer than the whole capture."""
+        """Join the slices' columns, then exclude what lasts longer than the capture could hold."""
         out = self.out
         joined = {name: np.concatenate(parts) for name, parts in self._parts.items()}
         starts = [joined[c] for c in ("k_ts", "op_ts", "l_ts", "m_ts") if c in joined and len(joined[c])]
