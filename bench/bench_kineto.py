@@ -40,10 +40,11 @@ BYTES_PER_LAYER = 4_710
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def measured(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
-    """Wall seconds and the child's peak RSS (MB)."""
+def measured(cmd: list[str], checkout: Path = ROOT) -> tuple[float, float]:
+    """Wall seconds and the child's peak RSS (MB); ``checkout``'s code runs (``-m`` imports from the cwd first)."""
+    env = dict(os.environ, PYTHONPATH=str(checkout))
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=checkout)
     assert proc.stderr is not None
     err = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -111,18 +112,19 @@ print(events)
 """
 
 
-def rows_for(path: Path, baseline: Path | None, json_load: bool) -> dict[str, tuple[list[str], dict | None]]:
-    """The commands to time for one trace (label → command, environment)."""
+def rows_for(path: Path, baseline: Path | None, json_load: bool) -> dict[str, tuple[list[str], Path]]:
+    """The commands to time for one trace (label → command, the checkout whose code it runs)."""
     analyze = [sys.executable, "-m", "mfu_desktop", "analyze", "--json", "--no-cache"]
-    rows: dict[str, tuple[list[str], dict | None]] = {"(a) mfu analyze --json": ([*analyze, str(path)], None)}
+    rows: dict[str, tuple[list[str], Path]] = {"(a) mfu analyze --json": ([*analyze, str(path)], ROOT)}
     if baseline is not None:
-        env = dict(os.environ, PYTHONPATH=str(baseline))
-        rows["(a) … with --baseline's code"] = ([*analyze, str(path)], env)
-    rows["(b) reader (read_trace + kernel_frame)"] = ([sys.executable, "-c", READER, str(path)], None)
+        rows["(a) … with --baseline's code"] = ([*analyze, str(path)], baseline)
+    rows["(b) reader (read_trace + kernel_frame)"] = ([sys.executable, "-c", READER, str(path)], ROOT)
     if json_load:
-        rows["(c) json.load"] = ([sys.executable, "-c", JSON_LOAD, str(path)], None)
-    rows["(d) typed-decode floor (msgspec)"] = ([sys.executable, "-c", FLOOR, str(path)], None)
-    rows["(e) mfu analyze, 2 such traces"] = ([*analyze, str(path.parent / "pair")], None)
+        rows["(c) json.load"] = ([sys.executable, "-c", JSON_LOAD, str(path)], ROOT)
+    rows["(d) typed-decode floor (msgspec)"] = ([sys.executable, "-c", FLOOR, str(path)], ROOT)
+    rows["(e) mfu analyze, 2 such traces"] = ([*analyze, str(path.parent / "pair")], ROOT)
+    if baseline is not None:
+        rows["(e) … with --baseline's code"] = ([*analyze, str(path.parent / "pair")], baseline)
     return rows
 
 
@@ -132,8 +134,8 @@ def bench_one(path: Path, baseline: Path | None, json_load_max_gb: float, json_r
     json_load = size_mb / 1e3 <= json_load_max_gb or not json_rate
     print(f"\ntrace: {path} ({size_mb:,.0f} MB)")
     results = {}
-    for label, (cmd, env) in rows_for(path, baseline, json_load).items():
-        wall, rss = measured(cmd, env)
+    for label, (cmd, checkout) in rows_for(path, baseline, json_load).items():
+        wall, rss = measured(cmd, checkout)
         results[label] = (wall, rss)
         print(f"{label:<42} {wall:8.1f} s  {size_mb / wall:7.1f} MB/s   peak RSS {rss:8,.0f} MB "
               f"({rss / size_mb:.2f} × file)")
@@ -153,7 +155,10 @@ def bench_one(path: Path, baseline: Path | None, json_load_max_gb: float, json_r
         print(f"before → after: (a) {before[0]:.1f} s → {a[0]:.1f} s ({before[0] / a[0]:.1f}× faster), "
               f"{size_mb / before[0]:.1f} → {size_mb / a[0]:.1f} MB/s, json.load ratio {before[0] / json_s:.2f} → "
               f"{a[0] / json_s:.2f}, peak RSS {before[1]:,.0f} → {a[1]:,.0f} MB")
-    print(f"(e) 2 traces {results['(e) mfu analyze, 2 such traces'][0]:.1f} s vs 2 × (a) {2 * a[0]:.1f} s")
+    pair = results["(e) mfu analyze, 2 such traces"][0]
+    pair_before = results.get("(e) … with --baseline's code")
+    print(f"(e) 2 traces {pair:.1f} s vs 2 × (a) {2 * a[0]:.1f} s"
+          + (f"; with --baseline's code {pair_before[0]:.1f} s" if pair_before else ""))
 
 
 def main() -> int:

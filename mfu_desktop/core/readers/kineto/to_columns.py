@@ -315,7 +315,11 @@ class EventColumns:
     def finish(self) -> None:
         """Join the slices' columns, then exclude what lasts longer than the capture could hold."""
         out = self.out
-        joined = {name: np.concatenate(parts) for name, parts in self._parts.items()}
+        joined = {}
+        while self._parts:  # a column at a time, its slices freed as it is joined: memory stays one copy
+            name, parts = self._parts.popitem()
+            joined[name] = np.concatenate(parts)
+            del parts
         starts = [joined[c] for c in ("k_ts", "op_ts", "l_ts", "m_ts") if c in joined and len(joined[c])]
         steps = out.cpu_steps + out.gpu_steps
         if steps:
@@ -331,8 +335,12 @@ class EventColumns:
             T.count_too_long(out.excluded, T.STEPS, len(ranges) - len(kept))
             ranges[:] = kept
         self._renumber(joined)
-        for name, values in joined.items():
-            setattr(out, name, array(_TYPECODES[values.dtype], values.tobytes()))
+        while joined:
+            name, values = joined.popitem()
+            column = array(_TYPECODES[values.dtype])
+            column.frombytes(memoryview(values).cast("B"))
+            setattr(out, name, column)
+            del values
 
     def _renumber(self, joined: dict[str, np.ndarray]) -> None:
         """Number the texts in the order the file first uses them, whatever order the slices interned them in.
