@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mfu_desktop.demo_memory import write_memory
+
 #: The simulated chip: Ascend 910B2 (24 AI cores × 1800 MHz → 353.9 TFLOP/s BF16).
 AI_CORES = 24
 CLOCK_MHZ = 1800
@@ -299,11 +301,14 @@ class RankTimeline:
 
 
 def write_rank(root: Path, rank: int, ranks: int, steps: int, target_rows: int | None,
-               rng: np.random.Generator, distinct_shapes: int | None = None) -> list[RankTimeline]:
+               rng: np.random.Generator, distinct_shapes: int | None = None,
+               memory: bool = False) -> list[RankTimeline]:
     """Write one rank folder; returns its per-step timeline figures.
 
     With ``distinct_shapes``, every matmul row gets its own token count (see
-    :func:`vary_matmul_shapes`); each timeline then carries the exact FLOPs of those rows.
+    :func:`vary_matmul_shapes`); each timeline then carries the exact FLOPs of those rows. With
+    ``memory``, the capture has ``profile_memory=True`` and its memory files
+    (:mod:`mfu_desktop.demo_memory`).
     """
     folder = root / f"node{rank // 8}_{31337 + rank}_20260101000000000_ascend_pt"
     out = folder / "ASCEND_PROFILER_OUTPUT"
@@ -317,6 +322,7 @@ def write_rank(root: Path, rank: int, ranks: int, steps: int, target_rows: int |
     frames = []
     clock = float(T0_US + rank * 3.0)
     timelines: list[RankTimeline] = []
+    windows: list[tuple[float, float]] = []
     for step in range(1, steps + 1):
         f = tmpl.iloc[np.tile(np.arange(len(tmpl)), reps)].reset_index(drop=True)
         if target_rows is not None:
@@ -350,16 +356,19 @@ def write_rank(root: Path, rank: int, ranks: int, steps: int, target_rows: int |
         timelines.append(RankTimeline(float(durations.sum()), comm_total, float(comm_durs[:3].sum() * 0.85),
                                       float(waits.sum()) + 900.0, comm_total, exact))
         clock = float(comm_starts[-1] + comm_durs[-1] + 900.0)
+        windows.append((float(starts[0]), float(comm_starts[-1] + comm_durs[-1])))
     frame = pd.concat(frames, ignore_index=True)
     _write_kernel_details(frame, out / "kernel_details.csv")
     _write_step_trace(out / "step_trace_time.csv", timelines)
     _write_comm_matrix(out / "communication_matrix.json", rank, ranks, timelines)
+    if memory:
+        write_memory(out, rank, windows)
     (out / "analyse.done").write_text("")
     info = {
         "config": {
             "common_config": {"activities": ["ProfilerActivity.CPU", "ProfilerActivity.NPU"],
                               "schedule": {"wait": 1, "warmup": 1, "active": steps, "repeat": 1, "skip_first": 10},
-                              "record_shapes": True, "profile_memory": False, "with_stack": False,
+                              "record_shapes": True, "profile_memory": memory, "with_stack": False,
                               "with_flops": False, "with_modules": False},
             "experimental_config": {"_profiler_level": "Level1", "_aic_metrics": "ACL_AICORE_PIPE_UTILIZATION",
                                     "_l2_cache": False, "_msprof_tx": False, "_data_simplification": True,
@@ -469,7 +478,7 @@ def _write_comm_matrix(path: Path, rank: int, ranks: int, timelines: list[RankTi
 
 
 def generate(root: Path, ranks: int = 8, steps: int = 2, kernels: int | None = None, seed: int = 7,
-             distinct_shapes: int | None = None) -> Path:
+             distinct_shapes: int | None = None, memory: bool = False) -> Path:
     """Write the demo profile under ``root`` and return it.
 
     Args:
@@ -479,13 +488,14 @@ def generate(root: Path, ranks: int = 8, steps: int = 2, kernels: int | None = N
         kernels: Rows per rank; each step repeats its kernels (micro-batches) to reach it.
         seed: Random seed (deterministic output).
         distinct_shapes: Give matmul rows up to this many distinct token counts (MoE-like).
+        memory: Capture with ``profile_memory=True`` and write each rank's memory files (the bundled demo does).
     """
     rng = np.random.default_rng(seed)
     if kernels is not None and kernels < steps * 10:
         steps = 1
     root.mkdir(parents=True, exist_ok=True)
     for rank in range(ranks):
-        write_rank(root, rank, ranks, steps, kernels, rng, distinct_shapes)
+        write_rank(root, rank, ranks, steps, kernels, rng, distinct_shapes, memory)
     (root / "README.txt").write_text(
         "Synthetic MFU Desktop demo profile (not real hardware data): an 8-rank Llama-style step on a "
         "910B2-class chip. Regenerate: python -m mfu_desktop.demo OUT\n"
@@ -503,10 +513,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--distinct-shapes", type=int, metavar="N",
                         help="give matmul rows up to N distinct token counts (MoE / dynamic shapes)")
+    parser.add_argument("--no-memory", action="store_true",
+                        help="capture without profile_memory (no memory files; the bundled demo has them)")
     args = parser.parse_args(argv)
     if args.ranks < 1:
         parser.error("--ranks must be at least 1")
-    path = generate(args.out, args.ranks, args.steps, args.kernels, args.seed, args.distinct_shapes)
+    path = generate(args.out, args.ranks, args.steps, args.kernels, args.seed, args.distinct_shapes,
+                    memory=not args.no_memory)
     print(f"wrote {args.ranks} rank(s) to {path}", file=sys.stderr)
     return 0
 

@@ -539,6 +539,14 @@
         <translation>cpu 系数取自芯片规格库；以下芯片假设为 {0}：{1}</translation>
     </message>
     <message>
+        <source>✓ fits, {0} GB free</source>
+        <translation>✓ 放得下，剩余 {0} GB</translation>
+    </message>
+    <message>
+        <source>✗ does not fit: {0} GB short</source>
+        <translation>✗ 放不下：缺 {0} GB</translation>
+    </message>
+    <message>
         <source>none</source>
         <translation>无</translation>
     </message>
@@ -581,6 +589,14 @@
     <message>
         <source>Step (µs)</source>
         <translation>step (µs)</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>the footprint measured on the source (process reserved, else the allocator&apos;s reserved) against the chip&apos;s memory; the same allocator is assumed</source>
+        <translation>源芯片上测得的内存占用（进程预留，否则为分配器预留）与该芯片内存容量之比；假设使用相同的分配器</translation>
     </message>
     <message>
         <source>Slowest rank</source>
@@ -736,7 +752,6 @@
     </message>
     <message>
         <source>Step</source>
-        <extracomment>Ranks of a cluster summary whose full kernel data is kept in memory at once (least recently used dropped).</extracomment>
         <translation>Step</translation>
     </message>
     <message>
@@ -952,6 +967,34 @@
         <translation>step 数</translation>
     </message>
     <message>
+        <source>Peak allocated (MB)</source>
+        <translation>峰值已分配 (MB)</translation>
+    </message>
+    <message>
+        <source>the framework allocator&apos;s peak (profile_memory=True)</source>
+        <translation>框架内存分配器的峰值（profile_memory=True）</translation>
+    </message>
+    <message>
+        <source>Peak reserved (MB)</source>
+        <translation>峰值预留 (MB)</translation>
+    </message>
+    <message>
+        <source>Process reserved (MB)</source>
+        <translation>进程预留 (MB)</translation>
+    </message>
+    <message>
+        <source>the whole process&apos;s reserved peak (APP): allocator, runtime, HCCL buffers</source>
+        <translation>整个进程的预留峰值（APP）：分配器、运行时、HCCL 缓冲区</translation>
+    </message>
+    <message>
+        <source>Memory used</source>
+        <translation>内存占用率</translation>
+    </message>
+    <message>
+        <source>the footprint against the chip&apos;s memory (memory_gb)</source>
+        <translation>内存占用与芯片内存容量（memory_gb）之比</translation>
+    </message>
+    <message>
         <source>Kernels (total)</source>
         <translation>算子数（合计）</translation>
     </message>
@@ -1087,6 +1130,10 @@
         <translation>Step</translation>
     </message>
     <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
         <source>Notes</source>
         <translation>说明</translation>
     </message>
@@ -1181,6 +1228,45 @@
     <message>
         <source>same chip</source>
         <translation>同一芯片</translation>
+    </message>
+    <message>
+        <source>peak allocated (MB)</source>
+        <translation>峰值已分配 (MB)</translation>
+    </message>
+    <message>
+        <source>peak reserved (MB)</source>
+        <translation>峰值预留 (MB)</translation>
+    </message>
+    <message>
+        <source>process reserved, APP (MB)</source>
+        <translation>进程预留，APP (MB)</translation>
+    </message>
+    <message>
+        <source>Memory, highest rank</source>
+        <translation>内存（最高的 rank）</translation>
+    </message>
+    <message>
+        <source>no memory data on either side (capture with profile_memory=True)</source>
+        <translation>两侧都没有内存数据（采集时请设置 profile_memory=True）</translation>
+    </message>
+</context>
+<context>
+    <name>ComponentChart</name>
+    <message>
+        <source>Reserved per runtime component</source>
+        <translation>各运行时组件的预留内存</translation>
+    </message>
+    <message>
+        <source>time from the start of the peak&apos;s step</source>
+        <translation>相对峰值所在 step 起点的时间</translation>
+    </message>
+    <message>
+        <source>reserved (GB)</source>
+        <translation>预留 (GB)</translation>
+    </message>
+    <message>
+        <source>No per-component memory (npu_module_mem) in this capture.</source>
+        <translation>此次采集没有分组件的内存数据（npu_module_mem）。</translation>
     </message>
 </context>
 <context>
@@ -1659,6 +1745,190 @@
     </message>
 </context>
 <context>
+    <name>MemoryCurveChart</name>
+    <message>
+        <source>Memory over the capture</source>
+        <extracomment>Points per drawn curve (a million memory records draw as this many). Colours: allocated, reserved, the process, the chip&apos;s capacity, the peak. Runtime components (npu_module_mem) get these colours in turn. Step windows alternate between these two fills (alpha) so neighbouring steps are told apart.</extracomment>
+        <translation>采集期间的内存</translation>
+    </message>
+    <message>
+        <source>time from the start of the peak&apos;s step</source>
+        <translation>相对峰值所在 step 起点的时间</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>memory (GB)</source>
+        <translation>内存 (GB)</translation>
+    </message>
+    <message>
+        <source>allocated</source>
+        <translation>已分配</translation>
+    </message>
+    <message>
+        <source>reserved</source>
+        <translation>预留</translation>
+    </message>
+    <message>
+        <source>process (APP)</source>
+        <translation>进程 (APP)</translation>
+    </message>
+    <message>
+        <source>No memory curve in this capture.</source>
+        <translation>此次采集没有内存曲线。</translation>
+    </message>
+    <message>
+        <source>step {0}</source>
+        <translation>step {0}</translation>
+    </message>
+    <message>
+        <source>capacity {0} GB</source>
+        <translation>容量 {0} GB</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryView</name>
+    <message>
+        <source>Memory</source>
+        <extracomment>A footprint above this share of the chip&apos;s memory is shown as tight (amber), above 1 as not fitting (red).</extracomment>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>Peak allocated</source>
+        <translation>峰值已分配</translation>
+    </message>
+    <message>
+        <source>Peak reserved</source>
+        <translation>峰值预留</translation>
+    </message>
+    <message>
+        <source>Process reserved (APP)</source>
+        <translation>进程预留 (APP)</translation>
+    </message>
+    <message>
+        <source>Fits on the chip?</source>
+        <translation>芯片放得下吗？</translation>
+    </message>
+    <message>
+        <source>Live at the peak</source>
+        <translation>峰值时存活的内存</translation>
+    </message>
+    <message>
+        <source>Runtime components</source>
+        <translation>运行时组件</translation>
+    </message>
+    <message>
+        <source>Memory: open a profile captured with profile_memory=True.</source>
+        <translation>内存：请打开以 profile_memory=True 采集的 profiling 数据。</translation>
+    </message>
+    <message>
+        <source>Rank {0} has no memory figures: {1}</source>
+        <translation>Rank {0} 没有内存数据：{1}</translation>
+    </message>
+    <message>
+        <source>This rank was read from a cluster summary: its memory curve is in its profile folder, not in the summary.</source>
+        <translation>此 rank 读自集群汇总：内存曲线在其 profiling 文件夹中，不在汇总里。</translation>
+    </message>
+    <message>
+        <source>Source: {0}.</source>
+        <translation>来源：{0}。</translation>
+    </message>
+    <message>
+        <source>{0} ms into step {1}</source>
+        <translation>step {1} 开始后 {0} ms</translation>
+    </message>
+    <message>
+        <source>{0} ms into the capture</source>
+        <translation>采集开始后 {0} ms</translation>
+    </message>
+    <message>
+        <source>allocator</source>
+        <translation>分配器</translation>
+    </message>
+    <message>
+        <source>{0} not released within the capture</source>
+        <translation>{0} 在采集期间未释放</translation>
+    </message>
+    <message>
+        <source>the chip&apos;s memory is unknown (no memory_gb in the catalog for it)</source>
+        <translation>芯片内存容量未知（芯片目录中没有它的 memory_gb）</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>{0} short of {1}</source>
+        <translation>比 {1} 多出 {0}</translation>
+    </message>
+    <message>
+        <source>yes, {0}</source>
+        <translation>是，{0}</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>{0} free of {1}</source>
+        <translation>{1} 中剩余 {0}</translation>
+    </message>
+    <message>
+        <source>the process&apos;s reserved memory (APP)</source>
+        <translation>进程预留内存 (APP)</translation>
+    </message>
+    <message>
+        <source>{0} reserved</source>
+        <translation>{0} 预留</translation>
+    </message>
+    <message>
+        <source>{0} allocated</source>
+        <translation>{0} 已分配</translation>
+    </message>
+    <message>
+        <source>Allocated by</source>
+        <translation>分配者</translation>
+    </message>
+    <message>
+        <source>the operator that allocated the tensor</source>
+        <translation>分配该张量的算子</translation>
+    </message>
+    <message>
+        <source>MB</source>
+        <translation>MB</translation>
+    </message>
+    <message>
+        <source>Allocated (ms)</source>
+        <translation>分配时刻 (ms)</translation>
+    </message>
+    <message>
+        <source>when it was allocated, from the start of the peak&apos;s step; negative: before it (e.g. weights allocated before the capture)</source>
+        <translation>分配时刻，相对峰值所在 step 的起点；负值表示在其之前（例如采集前就已分配的权重）</translation>
+    </message>
+    <message>
+        <source>No rank has memory data: capture with profile_memory=True.</source>
+        <translation>没有任何 rank 有内存数据：采集时请设置 profile_memory=True。</translation>
+    </message>
+    <message>
+        <source>Highest rank {0}: {1} allocated, {2} reserved, process {3}.</source>
+        <translation>最高的 rank {0}：已分配 {1}，预留 {2}，进程 {3}。</translation>
+    </message>
+    <message>
+        <source>{0} free of {1} on its chip.</source>
+        <translation>其芯片 {1} 中剩余 {0}。</translation>
+    </message>
+    <message>
+        <source>It does NOT fit on its chip: {0} short.</source>
+        <translation>其芯片放不下：缺 {0}。</translation>
+    </message>
+    <message>
+        <source>{0} rank(s) without memory data.</source>
+        <translation>{0} 个 rank 没有内存数据。</translation>
+    </message>
+</context>
+<context>
     <name>MfuScatter</name>
     <message>
         <source>MFU per kernel</source>
@@ -1770,6 +2040,14 @@
     <message>
         <source>free</source>
         <translation>空闲时间</translation>
+    </message>
+</context>
+<context>
+    <name>PredictionCharts</name>
+    <message>
+        <source>(OOM)</source>
+        <extracomment>Step segments: computing, real transfer, waiting, free.</extracomment>
+        <translation>(OOM)</translation>
     </message>
 </context>
 <context>
@@ -1951,6 +2229,7 @@
     </message>
     <message>
         <source>Charts</source>
+        <extracomment>Ranks of a cluster summary whose full kernel data is kept in memory at once (least recently used dropped).</extracomment>
         <translation>图表</translation>
     </message>
     <message>
@@ -1983,7 +2262,6 @@
     </message>
     <message>
         <source>By type</source>
-        <extracomment>Sub-views by name (``mfu-desktop --view NAME``).</extracomment>
         <translation>按类型</translation>
     </message>
     <message>
@@ -2080,6 +2358,7 @@
     </message>
     <message>
         <source>Assumptions</source>
+        <extracomment>Sub-views by name (``mfu-desktop --view NAME``).</extracomment>
         <translation>假设</translation>
     </message>
     <message>
@@ -2262,7 +2541,7 @@
     <name>RankHeatMap</name>
     <message>
         <source>step time (ms per step)</source>
-        <extracomment>Cells get their rank number written in them up to this many ranks. (column of the cluster table, label, kind): kind &quot;ms&quot; (µs shown in ms) or &quot;pct&quot;.</extracomment>
+        <extracomment>Display scale per metric kind: µs → ms, fraction → %, MB → GB (binary, as the catalog&apos;s memory_gb). Cells get their rank number written in them up to this many ranks. (column of the cluster table, label, kind): kind &quot;ms&quot; (µs shown in ms), &quot;pct&quot;, or &quot;gb&quot; (MB shown in GB).</extracomment>
         <translation>step 耗时（每 step，ms）</translation>
     </message>
     <message>
@@ -2286,6 +2565,14 @@
         <translation>空闲时间（每 step，ms）</translation>
     </message>
     <message>
+        <source>peak memory reserved (GB)</source>
+        <translation>峰值预留内存 (GB)</translation>
+    </message>
+    <message>
+        <source>memory used of the chip&apos;s capacity</source>
+        <translation>芯片内存占用率</translation>
+    </message>
+    <message>
         <source>Colour by</source>
         <translation>着色依据</translation>
     </message>
@@ -2300,6 +2587,45 @@
     <message>
         <source>rank {0}: {1}</source>
         <translation>rank {0}：{1}</translation>
+    </message>
+</context>
+<context>
+    <name>RankPeaksChart</name>
+    <message>
+        <source>Peak memory per rank</source>
+        <translation>各 rank 的峰值内存</translation>
+    </message>
+    <message>
+        <source>rank</source>
+        <translation>rank</translation>
+    </message>
+    <message>
+        <source>memory (GB)</source>
+        <translation>内存 (GB)</translation>
+    </message>
+    <message>
+        <source>peak allocated</source>
+        <translation>峰值已分配</translation>
+    </message>
+    <message>
+        <source>peak reserved</source>
+        <translation>峰值预留</translation>
+    </message>
+    <message>
+        <source>process (APP)</source>
+        <translation>进程 (APP)</translation>
+    </message>
+    <message>
+        <source>capacity</source>
+        <translation>容量</translation>
+    </message>
+    <message>
+        <source>No rank has memory data: capture with profile_memory=True.</source>
+        <translation>没有任何 rank 有内存数据：采集时请设置 profile_memory=True。</translation>
+    </message>
+    <message>
+        <source>rank {0}: allocated {1}, reserved {2}, process {3}</source>
+        <translation>rank {0}：已分配 {1}，预留 {2}，进程 {3}</translation>
     </message>
 </context>
 <context>
@@ -2365,7 +2691,6 @@
     <name>RelativePerformanceChart</name>
     <message>
         <source>Relative performance (baseline = 1.0)</source>
-        <extracomment>Step segments: computing, real transfer, waiting, free.</extracomment>
         <translation>相对性能（基线 = 1.0）</translation>
     </message>
     <message>

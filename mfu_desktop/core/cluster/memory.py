@@ -11,7 +11,8 @@ from typing import Any
 from mfu_desktop.core.numbers import finite_number as number
 
 #: Per-rank memory columns of the cluster table (``None`` for a rank without memory data).
-ROW_FIELDS = ("peak_allocated_mb", "peak_reserved_mb", "process_reserved_mb", "memory_share", "memory_headroom_gb")
+ROW_FIELDS = ("peak_allocated_mb", "peak_reserved_mb", "process_reserved_mb", "memory_share", "memory_headroom_gb",
+              "memory_capacity_gb")
 
 
 def memory_row(doc: dict[str, Any]) -> dict[str, float | None]:
@@ -20,7 +21,8 @@ def memory_row(doc: dict[str, Any]) -> dict[str, float | None]:
     return {"peak_allocated_mb": number(mem.get("peak_allocated_mb")),
             "peak_reserved_mb": number(mem.get("peak_reserved_mb")),
             "process_reserved_mb": number(mem.get("process_reserved_mb")),
-            "memory_share": number(mem.get("share")), "memory_headroom_gb": number(mem.get("headroom_gb"))}
+            "memory_share": number(mem.get("share")), "memory_headroom_gb": number(mem.get("headroom_gb")),
+            "memory_capacity_gb": number(mem.get("capacity_gb"))}
 
 
 def _highest(docs: list[dict[str, Any]], key: str) -> tuple[float | None, int | None]:

@@ -52,8 +52,10 @@ def set_category_ticks(axis: pg.AxisItem, labels: list[str], max_len: int = 28) 
     horizontal = axis.orientation in ("bottom", "top")
     ticks = []
     for i, label in enumerate(labels):
-        text = label if len(label) <= max_len else label[: max_len - 1] + "…"
-        ticks.append((i, text.replace(" (", "\n(") if horizontal and not text.startswith("\n") else text))
+        lines = label.split(" (") if horizontal and not label.startswith("\n") else [label]
+        lines = [lines[0], *("(" + part for part in lines[1:])]
+        text = "\n".join(line if len(line) <= max_len else line[: max_len - 1] + "…" for line in lines)
+        ticks.append((i, text))
     axis.enableAutoSIPrefix(False)  # positions are categories: never "chip (×0.001)"
     if horizontal:
         axis.setHeight(60 if any("\n" in text for _, text in ticks) else 44)

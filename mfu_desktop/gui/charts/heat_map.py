@@ -18,6 +18,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 from mfu_desktop.core.numbers import pct, sig
 from mfu_desktop.gui.charts.common import ChartPage
 
+#: Display scale per metric kind: µs → ms, fraction → %, MB → GB (binary, as the catalog's memory_gb).
+_SCALE = {"ms": 1e-3, "pct": 100.0, "gb": 1 / 1024}
 #: Cells get their rank number written in them up to this many ranks.
 LABELLED_CELLS = 256
 
@@ -29,7 +31,7 @@ class RankHeatMap(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        #: (column of the cluster table, label, kind): kind "ms" (µs shown in ms) or "pct".
+        #: (column of the cluster table, label, kind): kind "ms" (µs shown in ms), "pct", or "gb" (MB shown in GB).
         self.metrics = [
             ("step_time_us", self.tr("step time (ms per step)"), "ms"),
             ("mfu_step", self.tr("step MFU"), "pct"),
@@ -37,6 +39,8 @@ class RankHeatMap(QWidget):
             ("comm_wait_us", self.tr("communication wait (ms per step)"), "ms"),
             ("comm_not_overlapped", self.tr("communication not overlapped (ms per step)"), "ms"),
             ("free", self.tr("free time (ms per step)"), "ms"),
+            ("peak_reserved_mb", self.tr("peak memory reserved (GB)"), "gb"),
+            ("memory_share", self.tr("memory used of the chip's capacity"), "pct"),
         ]
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -104,7 +108,7 @@ class RankHeatMap(QWidget):
         self.columns = max(1, min(32, math.ceil(math.sqrt(n * 2))))
         rows = math.ceil(n / self.columns)
         grid = np.full(rows * self.columns, np.nan)
-        grid[:n] = raw * (1e-3 if kind == "ms" else 100.0)
+        grid[:n] = raw * _SCALE[kind]
         finite = grid[np.isfinite(grid)]
         lo, hi = float(finite.min()), float(finite.max())
         if hi <= lo:
@@ -147,6 +151,8 @@ class RankHeatMap(QWidget):
             text = "–"
         elif kind == "pct":
             text = pct(value)
+        elif kind == "gb":
+            text = f"{value / 1024:,.1f} GB"
         else:
             text = f"{sig(value / 1000)} ms"
         return self.tr("rank {0}: {1}").format(int(self.ranks[index]), text)

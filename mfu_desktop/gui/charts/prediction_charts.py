@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
@@ -19,6 +19,14 @@ COMPUTE_RGB = (70, 130, 200)
 STEP_RGB = (220, 120, 50)
 #: Step segments: computing, real transfer, waiting, free.
 STEP_SEGMENT_COLORS = (SEGMENT_COLORS[0], SEGMENT_COLORS[1], (240, 190, 120), SEGMENT_COLORS[2])
+
+
+def chip_labels(rows: pd.DataFrame, partial: np.ndarray) -> list[str]:
+    """Category labels: the short chip name, " *" when partly predicted, "(OOM)" when the footprint does not fit."""
+    fits = rows["memory_fits"].tolist() if "memory_fits" in rows else [None] * len(rows)
+    oom = QCoreApplication.translate("PredictionCharts", "(OOM)")
+    return [chart_label(d) + (" *" if p else "") + (f" {oom}" if f is False else "")
+            for d, p, f in zip(rows["device"], partial, fits)]
 
 
 def _brushes(rgb: tuple[int, int, int], partial: np.ndarray) -> list[QBrush]:
@@ -80,8 +88,7 @@ class RelativePerformanceChart(QWidget):
         self.step.setOpts(x=x + 0.18, height=step, width=0.34, brushes=_brushes(STEP_RGB, partial),
                           pens=_pens(partial))
         self.partial_sample.setVisible(bool(partial.any()))
-        set_category_ticks(self.plot.getAxis("bottom"), [chart_label(d) + (" *" if p else "")
-                                                         for d, p in zip(rows["device"], partial)], max_len=15)
+        set_category_ticks(self.plot.getAxis("bottom"), chip_labels(rows, partial), max_len=15)
         reasons = [f"{d}: {r}" for d, r, p in zip(rows["device"], rows.get("partial_reason", ""), partial) if p]
         self.plot.setToolTip("\n".join(reasons))
         self.plot.setXRange(-0.6, len(rows) - 0.4, padding=0)
@@ -111,7 +118,6 @@ class PredictedStepChart(QWidget):
         bottom = self.bars.update([rows[key].fillna(0.0).to_numpy(dtype=float) * 1e-6
                                    for key in ("computing_us", "transfer_us", "wait_us", "free_us")])
         partial = rows["partial"].to_numpy(dtype=bool) if "partial" in rows else np.zeros(len(rows), bool)
-        set_category_ticks(self.plot.getAxis("bottom"), [chart_label(d) + (" *" if p else "")
-                                                         for d, p in zip(rows["device"], partial)], max_len=15)
+        set_category_ticks(self.plot.getAxis("bottom"), chip_labels(rows, partial), max_len=15)
         self.plot.setXRange(-0.6, len(rows) - 0.4, padding=0)
         self.plot.setYRange(0, max(float(bottom.max()), 1e-9) * 1.25, padding=0)  # headroom for the legend

@@ -64,6 +64,12 @@ def fmt_pct(v: float) -> str:
 
 
 @_blank_if_missing
+def fmt_tenths(v: float) -> str:
+    """One decimal with thousands separators (MB of memory, ms of time: ``47,196.2``)."""
+    return f"{v:,.1f}"
+
+
+@_blank_if_missing
 def fmt_int(v: float) -> str:
     """Integers with thousands separators."""
     return f"{int(v):,}"

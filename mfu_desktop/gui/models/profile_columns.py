@@ -15,6 +15,7 @@ from mfu_desktop.gui.models.dataframe_model import (
     fmt_int,
     fmt_number,
     fmt_pct,
+    fmt_tenths,
     fmt_us,
 )
 
@@ -167,6 +168,13 @@ def cluster_columns() -> list[ColumnSpec]:
         ColumnSpec("comm_not_overlapped", translate("Columns", "Comm not overlapped (µs)"), fmt_us),
         ColumnSpec("free", translate("Columns", "Free (µs)"), fmt_us),
         ColumnSpec("bubble", translate("Columns", "Bubble (µs)"), fmt_us),
+        ColumnSpec("peak_allocated_mb", translate("Columns", "Peak allocated (MB)"), fmt_tenths,
+                   translate("Columns", "the framework allocator's peak (profile_memory=True)")),
+        ColumnSpec("peak_reserved_mb", translate("Columns", "Peak reserved (MB)"), fmt_tenths),
+        ColumnSpec("process_reserved_mb", translate("Columns", "Process reserved (MB)"), fmt_tenths,
+                   translate("Columns", "the whole process's reserved peak (APP): allocator, runtime, HCCL buffers")),
+        ColumnSpec("memory_share", translate("Columns", "Memory used"), fmt_pct,
+                   translate("Columns", "the footprint against the chip's memory (memory_gb)")),
         ColumnSpec("kernels", translate("Columns", "Kernels (total)"), fmt_int),
         ColumnSpec("countable_kernels", translate("Columns", "Counted"), fmt_int),
         ColumnSpec("slow", translate("Columns", "Slow"), fmt_int),

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.compare.comparison import Comparison, compare, table
+from mfu_desktop.core.compare.report import memory_rows
 from mfu_desktop.core.numbers import pct
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.pipeline.from_summary import analysis_from_summary
@@ -136,6 +137,10 @@ class CompareTab(QWidget):
         step_view = TableView()
         step_view.setModel(self.step_model)
         self.tabs.addTab(step_view, self.tr("Step"))
+        self.memory_model = DataFrameModel(parent=self)
+        memory_view = TableView()
+        memory_view.setModel(self.memory_model)
+        self.tabs.addTab(memory_view, self.tr("Memory"))
         self.notes = QPlainTextEdit()
         self.notes.setReadOnly(True)
         self.tabs.addTab(self.notes, self.tr("Notes"))
@@ -299,7 +304,19 @@ class CompareTab(QWidget):
         self.scatter.set_data(rows)
         steps = pd.DataFrame([{"": label, "BASE": a, "NEW": b, "Δ": d} for label, a, b, d in _step_lines(c)])
         self.step_model.set_frame(steps)
+        self.memory_model.set_frame(self._memory_frame(c))
         self.notes.setPlainText("\n".join(c.notes))
+
+    def _memory_frame(self, c: Comparison) -> pd.DataFrame:
+        """Peak allocated / reserved / process BASE → NEW (MB, the highest rank of each side), or why not."""
+        labels = {"peak allocated": self.tr("peak allocated (MB)"), "peak reserved": self.tr("peak reserved (MB)"),
+                  "process reserved (APP)": self.tr("process reserved, APP (MB)")}
+        rows = [{self.tr("Memory, highest rank"): labels.get(label, label), "BASE": a, "NEW": b, "Δ": d}
+                for label, a, b, d in memory_rows(c)]
+        if not rows:
+            rows = [{self.tr("Memory, highest rank"): self.tr("no memory data on either side (capture with "
+                                                             "profile_memory=True)")}]
+        return pd.DataFrame(rows)
 
 
 def _p(value: float | None) -> str:

@@ -494,7 +494,17 @@ def display_rows(prediction: Prediction, errors: pd.DataFrame | None = None) -> 
     rows["compute_x"] = [relative_text(v, bool(p), s) for v, p, s in
                          zip(rows["relative_performance"], rows["partial"], rows["predicted_share"])]
     rows["slowest"] = [f"{int(r)}" if pd.notna(r) else "" for r in rows["slowest_rank"]]
+    rows["memory_shown"] = [memory_text(f, h) for f, h in zip(rows["memory_fits"], rows["memory_headroom_gb"])]
     return rows
+
+
+def memory_text(fits: object, headroom_gb: object) -> str:
+    """A target's memory cell: "✓ fits, 13.5 GB free", "✗ does not fit: 8.2 GB short", or blank (unknown)."""
+    if fits is None or headroom_gb is None or pd.isna(headroom_gb):
+        return ""
+    if fits:
+        return translate("Columns", "✓ fits, {0} GB free").format(f"{float(headroom_gb):,.1f}")
+    return translate("Columns", "✗ does not fit: {0} GB short").format(f"{-float(headroom_gb):,.1f}")
 
 
 def comm_lines(prediction: Prediction) -> list[str]:
@@ -562,6 +572,9 @@ def summary_columns() -> list[ColumnSpec]:
         ColumnSpec("transfer_us", translate("Columns", "Transfer (µs)"), fmt_us),
         ColumnSpec("wait_us", translate("Columns", "Wait (µs)"), fmt_us),
         ColumnSpec("free_us", translate("Columns", "Free (µs)"), fmt_us),
+        ColumnSpec("memory_shown", translate("Columns", "Memory"), None,
+                   translate("Columns", "the footprint measured on the source (process reserved, else the allocator's "
+                                        "reserved) against the chip's memory; the same allocator is assumed")),
         ColumnSpec("slowest", translate("Columns", "Slowest rank")),
         ColumnSpec("slowest_step_us", translate("Columns", "Slowest rank step (µs)"), fmt_us),
         ColumnSpec("predicted_share", translate("Columns", "Predicted share"), fmt_pct, cell_tooltip="partial_reason"),

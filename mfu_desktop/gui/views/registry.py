@@ -18,7 +18,9 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 BUILT_IN_VIEWS = ("charts", "kernels", "roofline", "heat-map")
 
 #: Every plug-in view: (``--view`` name, ``"module:Class"``), in the order its tab appears.
-PROFILER_VIEWS: list[tuple[str, str]] = []
+PROFILER_VIEWS: list[tuple[str, str]] = [
+    ("memory", "mfu_desktop.gui.views.memory:MemoryView"),
+]
 
 
 def profiler_view_names() -> tuple[str, ...]:
