@@ -17,7 +17,7 @@ events as in a ``with_stack`` capture) sized to each ``--gb``, then times, each 
 (d) the typed-decode floor: msgspec decoding the events in 4 MiB slices into typed structs of
     ``ph, cat, name, pid, tid, ts, dur`` with ``args`` kept raw — decoding and nothing else;
 (e) ``mfu analyze`` of two such traces at once (ranks 0 and 1: the second decodes in a worker
-    process), against twice (a).
+    process), against twice (a) — up to ``--pair-max-gb``.
 
 Prints wall time, MB/s and peak RSS of each (the largest process's: a worker's memory is not added
 to its parent's), and the ratios the targets are stated in: (a) ≥ 100 MB/s, (a) ≤ 0.30 × (c),
@@ -112,7 +112,7 @@ print(events)
 """
 
 
-def rows_for(path: Path, baseline: Path | None, json_load: bool) -> dict[str, tuple[list[str], Path]]:
+def rows_for(path: Path, baseline: Path | None, json_load: bool, pair: bool) -> dict[str, tuple[list[str], Path]]:
     """The commands to time for one trace (label → command, the checkout whose code it runs)."""
     analyze = [sys.executable, "-m", "mfu_desktop", "analyze", "--json", "--no-cache"]
     rows: dict[str, tuple[list[str], Path]] = {"(a) mfu analyze --json": ([*analyze, str(path)], ROOT)}
@@ -122,19 +122,22 @@ def rows_for(path: Path, baseline: Path | None, json_load: bool) -> dict[str, tu
     if json_load:
         rows["(c) json.load"] = ([sys.executable, "-c", JSON_LOAD, str(path)], ROOT)
     rows["(d) typed-decode floor (msgspec)"] = ([sys.executable, "-c", FLOOR, str(path)], ROOT)
+    if not pair:
+        return rows
     rows["(e) mfu analyze, 2 such traces"] = ([*analyze, str(path.parent / "pair")], ROOT)
     if baseline is not None:
         rows["(e) … with --baseline's code"] = ([*analyze, str(path.parent / "pair")], baseline)
     return rows
 
 
-def bench_one(path: Path, baseline: Path | None, json_load_max_gb: float, json_rate: list[float]) -> None:
+def bench_one(path: Path, baseline: Path | None, limits: argparse.Namespace, json_rate: list[float]) -> None:
     """Time every row for one trace and print the ratios."""
     size_mb = path.stat().st_size / 1e6
-    json_load = size_mb / 1e3 <= json_load_max_gb or not json_rate
+    json_load = size_mb / 1e3 <= limits.json_load_max_gb or not json_rate
+    pair = size_mb / 1e3 <= limits.pair_max_gb
     print(f"\ntrace: {path} ({size_mb:,.0f} MB)")
     results = {}
-    for label, (cmd, checkout) in rows_for(path, baseline, json_load).items():
+    for label, (cmd, checkout) in rows_for(path, baseline, json_load, pair).items():
         wall, rss = measured(cmd, checkout)
         results[label] = (wall, rss)
         print(f"{label:<42} {wall:8.1f} s  {size_mb / wall:7.1f} MB/s   peak RSS {rss:8,.0f} MB "
@@ -155,10 +158,11 @@ def bench_one(path: Path, baseline: Path | None, json_load_max_gb: float, json_r
         print(f"before → after: (a) {before[0]:.1f} s → {a[0]:.1f} s ({before[0] / a[0]:.1f}× faster), "
               f"{size_mb / before[0]:.1f} → {size_mb / a[0]:.1f} MB/s, json.load ratio {before[0] / json_s:.2f} → "
               f"{a[0] / json_s:.2f}, peak RSS {before[1]:,.0f} → {a[1]:,.0f} MB")
-    pair = results["(e) mfu analyze, 2 such traces"][0]
-    pair_before = results.get("(e) … with --baseline's code")
-    print(f"(e) 2 traces {pair:.1f} s vs 2 × (a) {2 * a[0]:.1f} s"
-          + (f"; with --baseline's code {pair_before[0]:.1f} s" if pair_before else ""))
+    if pair:
+        both = results["(e) mfu analyze, 2 such traces"][0]
+        before = results.get("(e) … with --baseline's code")
+        print(f"(e) 2 traces {both:.1f} s vs 2 × (a) {2 * a[0]:.1f} s"
+              + (f"; with --baseline's code {before[0]:.1f} s" if before else ""))
 
 
 def main() -> int:
@@ -167,6 +171,7 @@ def main() -> int:
     parser.add_argument("--baseline", type=Path, help="another checkout whose `mfu analyze` is timed too (before)")
     parser.add_argument("--json-load-max-gb", type=float, default=1.0,
                         help="larger traces extrapolate json.load's time instead of running it (memory)")
+    parser.add_argument("--pair-max-gb", type=float, default=0.5, help="larger traces skip row (e) (time)")
     parser.add_argument("--keep", type=Path, help="folder for the traces (kept; reused when present)")
     args = parser.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="mfu-bench-kineto-"))
@@ -180,7 +185,7 @@ def main() -> int:
             path.parent.mkdir(exist_ok=True)
             if not path.exists():
                 generate(path, gb)
-            bench_one(path, args.baseline, args.json_load_max_gb, json_rate)
+            bench_one(path, args.baseline, args, json_rate)
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)
