@@ -12,7 +12,9 @@ is a stall the user would feel as a frozen window. Measured in one run:
 (b) loading the profile (no cache): discovery, parsing and analysis on the worker pool, then
     the tree, tables (1,000,000-row model), charts and the automatic prediction on screen,
 (c) user actions on the loaded profile: sorting the kernel table by duration and by MFU,
-    filtering it by type, switching ranks, and the cluster view.
+    filtering it by type, switching ranks, and the cluster view; opening the Advisor view (its
+    advice computed on the worker pool), selecting a finding (its kernels highlighted in the
+    Kernels table and the charts) and showing all kernels again.
 
 Prints the longest stall of each, the load's wall time against a headless
 ``analyze_paths`` of the same folder in this process (the GUI's overhead ratio), and the
@@ -105,6 +107,18 @@ def action(app, beat: Heartbeat, name: str, fn) -> tuple[str, float, float]:
     return name, wall, max(beat.worst, wall - BEAT_MS)
 
 
+def action_until(app, beat: Heartbeat, name: str, fn, until) -> tuple[str, float, float]:
+    """Start an action whose work continues on the worker pool; the stall is the longest gap until ``until()``."""
+    spin(app, 0.2)
+    beat.reset(name)
+    start = time.perf_counter()
+    fn()
+    spin(app, until=until)
+    wall = (time.perf_counter() - start) * 1000.0
+    spin(app, 0.3)
+    return name, wall, beat.worst
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000, help="kernels per rank")
@@ -178,6 +192,14 @@ def main(argv: list[str] | None = None) -> int:
             action(app, beat, "filter type 'MatMul'", lambda: profiler.filter_type.setText("MatMul")),
             action(app, beat, "clear the filter", lambda: profiler.filter_type.setText("")),
             action(app, beat, "cluster view", lambda: profiler._select_first()),
+            action(app, beat, "select rank 0 again", lambda: profiler.select_rank(0)),
+        ]
+        advisor = profiler.view_pages["advisor"]
+        results += [
+            action_until(app, beat, "open the Advisor view (computed)", lambda: profiler.show_view("advisor"),
+                         lambda: advisor.table.rowCount() > 0 and not window.is_busy()),
+            action(app, beat, "select the 2nd finding (highlight)", lambda: advisor.table.selectRow(1)),
+            action(app, beat, "show all kernels", lambda: profiler.bus.highlight(None)),
         ]
         window.shutdown()
 

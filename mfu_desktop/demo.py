@@ -17,8 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 import pandas as pd
@@ -533,11 +534,47 @@ if __name__ == "__main__":
 #: The H100 SXM as a trace's deviceProperties describe it.
 H100_PROPERTIES = {"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85018279936, "computeMajor": 9,
                    "computeMinor": 0, "numSms": 132, "warpSize": 32}
+#: An A100 SXM4 40GB under its board name (NVIDIA's driver lists PCI id 20B0 for both names).
+A100_PG509_PROPERTIES = {"id": 0, "name": "NVIDIA A100-PG509-200", "totalGlobalMem": 42505273344, "computeMajor": 8,
+                         "computeMinor": 0, "numSms": 108, "warpSize": 32}
+#: A V100 (Volta: tensor cores for FP16 only, no TF32).
+V100_PROPERTIES = {"id": 0, "name": "Tesla V100-SXM2-32GB", "totalGlobalMem": 34089730048, "computeMajor": 7,
+                   "computeMinor": 0, "numSms": 80, "warpSize": 32}
+
+#: A trace's GPU ProfilerStep# ranges: as in the plain trace (first compute kernel → 30 µs past the last
+#: kernel), exactly the span of the step's kernels (how Kineto builds them), 17 µs long (a broken ROCm
+#: capture), or none.
+GPU_RANGES = ("full", "kernels", "short", "none")
+
+
+@dataclass(frozen=True)
+class TraceVariant:
+    """What a generated trace exercises beyond the plain transformer layers (the default: nothing).
+
+    Attributes:
+        gpu_ranges: One of :data:`GPU_RANGES`.
+        prefetch: The CPU runs ahead of the GPU (its ops take half the time and it does not wait at the
+            step's end) and every step from the second on starts with ``aten::copy_``, an HtoD memcpy
+            on side stream 21 that runs while the GPU still works on the previous step.
+        fp32: FP32 matmuls (``float`` inputs) on CUTLASS TF32 tensor-core kernels (``tensorop_s1688gemm``),
+            or CUDA-core ``sgemm`` kernels on a GPU older than Ampere.
+        decomposed_linear: ``aten::linear`` → ``aten::t`` + ``aten::matmul`` → ``aten::mm`` (the GEMM) +
+            ``aten::add_`` (the bias, a vector kernel), instead of ``aten::addmm`` (GEMM + memset).
+        device: The ``deviceProperties`` entry.
+        seed: Random kernel durations, gaps, overlaps and a second compute stream (property tests).
+    """
+
+    gpu_ranges: str = "full"
+    prefetch: bool = False
+    fp32: bool = False
+    decomposed_linear: bool = False
+    device: dict = field(default_factory=lambda: dict(H100_PROPERTIES))
+    seed: int | None = None
 
 
 @dataclass
 class KinetoTruth:
-    """What :func:`write_kineto_trace` wrote: the exact figures a reader must find."""
+    """What :func:`write_kineto_trace` wrote: the exact figures a reader must find (means per step)."""
 
     flops_per_step: int
     kernel_us_per_step: float
@@ -546,125 +583,178 @@ class KinetoTruth:
     matrix_kernel_us_per_step: float
 
 
+class _KinetoWriter:
+    """Writes the events of :func:`write_kineto_trace` one by one, keeping a CPU and a GPU clock."""
+
+    def __init__(self, fh: TextIO, variant: TraceVariant, tokens: int, hidden: int, heads: int) -> None:
+        self.fh, self.v = fh, variant
+        self.tokens, self.hidden, self.heads = tokens, hidden, heads
+        self.rng = np.random.default_rng(variant.seed) if variant.seed is not None else None
+        self.cpu_scale = 0.5 if variant.prefetch else 1.0
+        self.dt = "float" if variant.fp32 else "c10::BFloat16"
+        self.ext = iter(range(1, 10**9))
+        self.corr = iter(range(5000, 10**9))
+        self.first = True
+        self.gpu = 0.0  # the compute stream's clock
+        self.spans: list[tuple[float, float]] = []  # the kernels of the current step
+        self.flops = self.kernels = 0
+        self.kernel_us = self.matrix_us = 0.0
+
+    def emit(self, event: dict) -> None:
+        self.fh.write(("" if self.first else ",\n") + "    " + json.dumps(event))
+        self.first = False
+
+    def op(self, name: str, ts: float, dur: float, dims: list, types: list, concrete: list | None = None) -> int:
+        e = next(self.ext)
+        args = {"External id": e, "Input Dims": dims, "Input type": types}
+        if concrete is not None:
+            args["Concrete Inputs"] = concrete
+        self.emit({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": ts, "dur": dur * self.cpu_scale,
+                   "args": args})
+        return e
+
+    def draw(self, value: float, low: float = 0.3, high: float = 2.0) -> float:
+        """A duration or gap: as given, or scaled at random (seeded traces)."""
+        return value if self.rng is None else round(value * float(self.rng.uniform(low, high)), 3)
+
+    def kernel(self, name: str, ts: float, dur: float, ext_id: int | None, cat: str = "kernel",
+               launch_ts: float | None = None, stream: int = 7, matrix: bool = False) -> None:
+        c = next(self.corr)
+        args = {"device": 0, "stream": stream, "correlation": c}
+        if ext_id is not None:
+            args["External id"] = ext_id
+        self.emit({"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": stream, "ts": ts, "dur": dur, "args": args})
+        self.emit({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                   "ts": launch_ts if launch_ts is not None else ts - 5.0, "dur": 2.0, "args": {"correlation": c}})
+        self.kernels += 1
+        self.kernel_us += dur
+        self.matrix_us += dur if matrix else 0.0
+        self.spans.append((ts, ts + dur))
+
+    def run(self, name: str, dur: float, ext_id: int | None, gap: float, **kw: object) -> None:
+        """A kernel on the compute stream at its clock (or, seeded, sometimes beside it on stream 8)."""
+        dur = self.draw(dur)
+        if self.rng is not None and self.rng.random() < 0.3:
+            self.kernel(name, self.gpu, dur, ext_id, stream=8, **kw)  # concurrent on a second stream
+            return
+        self.kernel(name, self.gpu, dur, ext_id, **kw)
+        self.gpu += dur + self.draw(gap, 0.0, 3.0)
+
+    def gemm_names(self) -> tuple[str, str]:
+        """The two GEMM kernel names for the trace's dtype and device (the linear's, the mm's)."""
+        if not self.v.fp32:
+            return ("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_cublas",
+                    "cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128")
+        if int(self.v.device.get("computeMajor", 9)) < 8:
+            return "volta_sgemm_128x64_nn", "volta_sgemm_128x128_tn"
+        return ("cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4",
+                "cutlass_80_tensorop_s1688gemm_256x128_16x3_tn_align4")
+
+    def linear(self, t: float) -> None:
+        """``aten::linear``: addmm (GEMM + memset), or decomposed (matmul → mm GEMM + the bias add_)."""
+        T, H, dt, s = self.tokens, self.hidden, self.dt, self.cpu_scale
+        gemm = self.gemm_names()[0]
+        self.flops += 2 * T * H * H
+        self.op("aten::linear", t, 40.0, [[T, H], [H, H], [H]], [dt] * 3, ["", "", ""])
+        if self.v.decomposed_linear:
+            self.op("aten::t", t + 2.0 * s, 1.0, [[H, H]], [dt])
+            self.op("aten::matmul", t + 5.0 * s, 25.0, [[T, H], [H, H]], [dt] * 2)
+            mm = self.op("aten::mm", t + 6.0 * s, 20.0, [[T, H], [H, H]], [dt] * 2)
+            self.run(gemm, 30.0, mm, 1.0, matrix=True)
+            bias = self.op("aten::add_", t + 32.0 * s, 5.0, [[T, H], [H], []], [dt, dt, "Scalar"], ["", "", "1"])
+            self.run("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>>",
+                     2.0, bias, 1.0)
+            return
+        addmm = self.op("aten::addmm", t + 5.0 * s, 30.0, [[H], [T, H], [H, H], [], []],
+                        [dt, dt, dt, "Scalar", "Scalar"], ["", "", "", "1", "1"])
+        self.run(gemm, 30.0, addmm, 1.0, matrix=True)
+        self.run("Memset (Device)", 2.0, addmm, 1.0, cat="gpu_memset")
+
+    def layer(self, t: float, filler: int) -> None:
+        """One transformer layer: linear, causal SDPA, an mm linked by correlation only, an add."""
+        T, H, heads, s = self.tokens, self.hidden, self.heads, self.cpu_scale
+        bf16, d = "c10::BFloat16", H // heads
+        self.linear(t)
+        self.op("aten::_scaled_dot_product_flash_attention", t + 50.0 * s, 40.0,
+                [[1, heads, T, d]] * 3 + [[], [], [], []], [bf16] * 3 + ["Scalar"] * 4,
+                ["", "", "", "0.", "True", "False", ""])
+        inner = self.op("aten::_flash_attention_forward", t + 55.0 * s, 30.0, [[1, T, heads, d]] * 3, [bf16] * 3)
+        self.run("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64>>", 50.0, inner, 2.0, matrix=True)
+        self.flops += 2 * heads * (T * (T + 1) // 2) * (2 * d)
+        self.op("aten::mm", t + 100.0 * s, 20.0, [[T, H], [H, 4 * H]], [self.dt] * 2)
+        self.run(self.gemm_names()[1], 40.0, None, 2.0, launch_ts=t + 105.0 * s, matrix=True)
+        self.flops += 2 * T * H * 4 * H
+        add = self.op("aten::add", t + 130.0 * s, 10.0, [[T, H], [T, H], []], [bf16, bf16, "Scalar"])
+        self.run("void at::native::vectorized_elementwise_kernel<4, add>", 8.0, add, 2.0)
+        for _ in range(filler):
+            self.emit({"ph": "X", "cat": "python_function", "name": "torch/nn/modules/module.py(1736): _call_impl",
+                       "pid": 1, "tid": 1, "ts": t + 1.0, "dur": 0.5, "args": {"Python id": 1}})
+
+    def step(self, number: int, t: float, layers: int, filler: int) -> float:
+        """One ``ProfilerStep#``: its ops and kernels from CPU time ``t``; returns where the next step starts."""
+        s, step_start, gpu_before = self.cpu_scale, t, self.gpu
+        self.spans = []
+        if self.v.prefetch and number > 1:  # the next batch's copy, on a side stream, while the GPU is busy
+            copy = self.op("aten::copy_", t, 1.0, [[self.tokens, self.hidden], [self.tokens, self.hidden], []],
+                           ["float", "float", "Scalar"])
+            self.kernel("Memcpy HtoD (Pageable -> Device)", t + 5.0, self.draw(10.0), copy, cat="gpu_memcpy",
+                        stream=21)
+            t += 2.0
+        self.gpu = max(t + 20.0, gpu_before + 20.0) if self.v.prefetch else t + 20.0
+        first_compute = self.gpu
+        for _ in range(layers):
+            self.layer(t, filler)
+            t += 150.0 * s
+        ar = self.op("c10d::allreduce_", t, 10.0, [[self.hidden, self.hidden]], ["c10::BFloat16"])
+        overlap = self.draw(5.0, 0.0, 2.0)  # the all-reduce on its own stream overlaps the last kernel
+        self.kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+                    self.gpu - overlap, self.draw(20.0), ar, stream=20)
+        self.gpu = max(self.gpu, max(e for _, e in self.spans))
+        self.emit({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{number}", "pid": 1, "tid": 1,
+                   "ts": step_start, "dur": t + 20.0 * s - step_start, "args": {"External id": next(self.ext)}})
+        self._gpu_range(number, first_compute)
+        return t + 20.0 * s + 1.0 if self.v.prefetch else self.gpu + self.draw(100.0, 0.5, 1.5)
+
+    def _gpu_range(self, number: int, first_compute: float) -> None:
+        kind = self.v.gpu_ranges
+        if kind == "none":
+            return
+        lo, hi = {"full": (first_compute, self.gpu + 30.0), "short": (first_compute, first_compute + 17.0),
+                  "kernels": (min(a for a, _ in self.spans), max(b for _, b in self.spans))}[kind]
+        self.emit({"ph": "X", "cat": "gpu_user_annotation", "name": f"ProfilerStep#{number}", "pid": 0, "tid": 7,
+                   "ts": lo, "dur": hi - lo, "args": {}})
+
+
 def write_kineto_trace(path: Path, steps: int = 2, layers: int = 2, rank: int | None = 0, tokens: int = 1024,
                        hidden: int = 1024, heads: int = 16, gzip_output: bool = False,
-                       filler_events: int = 0) -> KinetoTruth:
-    """Write a PyTorch-profiler-shaped trace of a small transformer forward (CUDA, H100).
+                       filler_events: int = 0, variant: TraceVariant | None = None) -> KinetoTruth:
+    """Write a PyTorch-profiler-shaped trace of a small transformer forward (CUDA, H100 unless ``variant`` says).
 
     Per layer: ``aten::linear`` → ``aten::addmm`` (a GEMM kernel and a memset), causal
     ``aten::_scaled_dot_product_flash_attention`` (a flash kernel under
     ``aten::_flash_attention_forward``), ``aten::mm`` linked by correlation only (no External
-    id), ``aten::add`` (vector), an NCCL all-reduce partly overlapped. ``filler_events``
-    python_function events per step make big files for benchmarks. Written event by event.
+    id), ``aten::add`` (vector); per step an NCCL all-reduce partly overlapped. ``filler_events``
+    python_function events per layer make big files for benchmarks; ``variant`` adds what a test
+    needs (:class:`TraceVariant`). Written event by event.
 
     Returns:
         The exact FLOPs and kernel time per step.
     """
     import gzip as _gzip
 
-    def opener(p: Path):
-        return _gzip.open(p, "wt", encoding="utf-8") if gzip_output else p.open("w", encoding="utf-8")
-
-    ext = iter(range(1, 10**9))
-    corr = iter(range(5000, 10**9))
-    t = 1_000_000.0
-    flops_step = 0
-    kernel_us = matrix_us = 0.0
-    kernels = 0
-    d = hidden // heads
-    with opener(path) as fh:
-        header = {"schemaVersion": 1, "deviceProperties": [H100_PROPERTIES], "cuda_runtime_version": 12040,
+    v = variant or TraceVariant()
+    if v.gpu_ranges not in GPU_RANGES:
+        raise ValueError(f"gpu_ranges must be one of {', '.join(GPU_RANGES)}")
+    with (_gzip.open(path, "wt", encoding="utf-8") if gzip_output else path.open("w", encoding="utf-8")) as fh:
+        header = {"schemaVersion": 1, "deviceProperties": [v.device], "cuda_runtime_version": 12040,
                   "record_shapes": 1, "with_flops": 0}
         if rank is not None:
             header["distributedInfo"] = {"backend": "nccl", "rank": rank, "world_size": 8}
-        fh.write("{\n")
-        for key, value in header.items():
-            fh.write(f'  "{key}": {json.dumps(value)},\n')
+        fh.write("{\n" + "".join(f'  "{key}": {json.dumps(value)},\n' for key, value in header.items()))
         fh.write('  "traceEvents": [\n')
-        first = True
-
-        def emit(event: dict) -> None:
-            nonlocal first
-            fh.write(("" if first else ",\n") + "    " + json.dumps(event))
-            first = False
-
-        def op(name: str, ts: float, dur: float, dims: list, types: list, concrete: list | None = None) -> int:
-            e = next(ext)
-            args = {"External id": e, "Input Dims": dims, "Input type": types}
-            if concrete is not None:
-                args["Concrete Inputs"] = concrete
-            emit({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": ts, "dur": dur, "args": args})
-            return e
-
-        def kernel(name: str, ts: float, dur: float, ext_id: int | None, cat: str = "kernel",
-                   launch_ts: float | None = None, stream: int = 7) -> None:
-            nonlocal kernels
-            c = next(corr)
-            args = {"device": 0, "stream": stream, "correlation": c}
-            if ext_id is not None:
-                args["External id"] = ext_id
-            emit({"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": stream, "ts": ts, "dur": dur, "args": args})
-            emit({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
-                  "ts": launch_ts if launch_ts is not None else ts - 5.0, "dur": 2.0, "args": {"correlation": c}})
-            kernels += 1
-
-        bf16 = "c10::BFloat16"
-        for step in range(1, steps + 1):
-            step_start = t
-            gpu = t + 20.0  # the GPU timeline of this step
-            step_flops = 0
-            for _layer in range(layers):
-                # linear → addmm: GEMM + memset (FLOPs 2·T·H·H spread over both by time)
-                lin = op("aten::linear", t, 40.0, [[tokens, hidden], [hidden, hidden], [hidden]], [bf16] * 3,
-                         ["", "", ""])
-                del lin
-                mm_ext = op("aten::addmm", t + 5.0, 30.0, [[hidden], [tokens, hidden], [hidden, hidden], [], []],
-                            [bf16, bf16, bf16, "Scalar", "Scalar"], ["", "", "", "1", "1"])
-                kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_cublas", gpu, 30.0, mm_ext)
-                kernel("Memset (Device)", gpu + 31.0, 2.0, mm_ext, cat="gpu_memset")
-                step_flops += 2 * tokens * hidden * hidden
-                kernel_us += 32.0
-                matrix_us += 30.0
-                gpu += 34.0
-                # causal SDPA: the kernel hangs under _flash_attention_forward
-                sdpa = op("aten::_scaled_dot_product_flash_attention", t + 50.0, 40.0,
-                          [[1, heads, tokens, d]] * 3 + [[], [], [], []], [bf16] * 3 + ["Scalar"] * 4,
-                          ["", "", "", "0.", "True", "False", ""])
-                del sdpa
-                inner = op("aten::_flash_attention_forward", t + 55.0, 30.0, [[1, tokens, heads, d]] * 3,
-                           [bf16] * 3)
-                kernel("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64>>", gpu, 50.0, inner)
-                step_flops += 2 * heads * (tokens * (tokens + 1) // 2) * (2 * d)
-                kernel_us += 50.0
-                matrix_us += 50.0
-                gpu += 52.0
-                # mm linked by correlation only
-                mm2 = op("aten::mm", t + 100.0, 20.0, [[tokens, hidden], [hidden, 4 * hidden]], [bf16] * 2)
-                del mm2
-                kernel("cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128", gpu, 40.0, None, launch_ts=t + 105.0)
-                step_flops += 2 * tokens * hidden * 4 * hidden
-                kernel_us += 40.0
-                matrix_us += 40.0
-                gpu += 42.0
-                add = op("aten::add", t + 130.0, 10.0, [[tokens, hidden], [tokens, hidden], []], [bf16, bf16, "Scalar"])
-                kernel("void at::native::vectorized_elementwise_kernel<4, add>", gpu, 8.0, add)
-                kernel_us += 8.0
-                gpu += 10.0
-                for _ in range(filler_events):
-                    emit({"ph": "X", "cat": "python_function", "name": "torch/nn/modules/module.py(1736): _call_impl",
-                          "pid": 1, "tid": 1, "ts": t + 1.0, "dur": 0.5, "args": {"Python id": 1}})
-                t += 150.0
-            # an all-reduce on its own stream: half of it overlaps the last kernel
-            ar = op("c10d::allreduce_", t, 10.0, [[hidden, hidden]], [bf16])
-            kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", gpu - 5.0, 20.0,
-                   ar, stream=20)
-            kernel_us += 20.0
-            gpu += 15.0
-            flops_step = step_flops
-            emit({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step}", "pid": 1, "tid": 1,
-                  "ts": step_start, "dur": t + 20.0 - step_start, "args": {"External id": next(ext)}})
-            emit({"ph": "X", "cat": "gpu_user_annotation", "name": f"ProfilerStep#{step}", "pid": 0, "tid": 7,
-                  "ts": step_start + 20.0, "dur": gpu + 30.0 - (step_start + 20.0), "args": {}})
-            t = gpu + 100.0
+        w = _KinetoWriter(fh, v, tokens, hidden, heads)
+        t = 1_000_000.0
+        for number in range(1, steps + 1):
+            t = w.step(number, t, layers, filler_events)
         fh.write("\n  ]\n}\n")
-    return KinetoTruth(flops_step, kernel_us / steps, steps, kernels, matrix_us / steps)
+    return KinetoTruth(w.flops // steps, w.kernel_us / steps, steps, w.kernels, w.matrix_us / steps)

@@ -21,8 +21,8 @@ STEP_TRACE = (
 
 def kernel_row(name: str, op_type: str, core: str, start_us: str, dur: float, inputs: str = "N/A",
                in_types: str = "N/A", outputs: str = "N/A", out_types: str = "N/A", block: int = 24,
-               step: int = 1, pmu: dict[str, float] | None = None) -> str:
-    """One header-B row; shapes are quoted the way torch_npu writes them."""
+               step: int = 1, pmu: dict[str, float] | None = None, wait: float = 0.0, hf32_eligible: str = "NO") -> str:
+    """One header-B row; shapes are quoted the way torch_npu writes them (``wait``: its Wait Time(us))."""
     def q(shapes: str) -> str:
         return shapes if shapes == "N/A" else f'"""{shapes}"""'
 
@@ -36,8 +36,8 @@ def kernel_row(name: str, op_type: str, core: str, start_us: str, dur: float, in
         "cube_utilization(%)": 0,
     }
     values.update(pmu or {})
-    base = [str(step), "4294967295", "1", "2", name, op_type, "dynamic", core, f"{start_us}\t", f"{dur}", "0",
-            str(block), "0", "NO", q(inputs), in_types, "ND", q(outputs), out_types, "ND", "N/A"]
+    base = [str(step), "4294967295", "1", "2", name, op_type, "dynamic", core, f"{start_us}\t", f"{dur}", f"{wait:g}",
+            str(block), "0", hf32_eligible, q(inputs), in_types, "ND", q(outputs), out_types, "ND", "N/A"]
     return ",".join(base + [str(v) for v in values.values()])
 
 

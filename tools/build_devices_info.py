@@ -9,7 +9,8 @@ architecture_type, cube_fp16_tflops, cube_fp32_tflops, vector_fp16_tflops,
 vector_fp32_tflops, hbm_bandwidth_gbs, memory_gb, tdp_w, notes``), then the two
 columns the seed uses elsewhere (``interconnect_bandwidth`` GB/s, ``cpu``), then the
 columns the product needs. Ascend rows get their AI core count and cube clock
-(``chips.md`` section b.4) so a profile's hardware counters can identify the SKU.
+(``chips.md`` section b.4) so a profile's hardware counters can identify the SKU, and their
+vector core count (AIV, same table) so the advisor can tell an under-filled vector kernel.
 Where the seed value differs from the sourced one, the seed value is kept as a named
 alternative (``chips.md`` section d) and never used by default.
 """
@@ -33,28 +34,29 @@ COLUMNS = [
     "interconnect_bandwidth", "cpu",
     # product columns
     "cube_bf16_tflops", "cube_fp8_tflops", "cube_int8_tflops", "cube_hf32_tflops",
-    "interconnect_direction", "host_cpu", "ai_core_count", "cube_freq_mhz", "aliases",
+    "interconnect_direction", "host_cpu", "ai_core_count", "cube_freq_mhz", "vector_core_count", "aliases",
     "alternatives", "confidence", "source",
     # the achievable basis (validation.md §1)
     "mamf_fp16_tflops", "mamf_bf16_tflops", "mamf_fp32_tflops", "mamf_fp8_tflops", "achievable_hbm_gbs",
     "achievable_source", "achievable_date",
 ]
 
-# (AI cores, cube MHz) from the CANN platform configs (chips.md b.4). The seed alias rows
-# ("Ascend 910B", "Ascend 910C" package) carry none: counters identify the SKU row.
+# (AI cores, cube MHz, vector cores) from the CANN platform configs (chips.md b.4: AIC / AIV and
+# cube_freq). The seed alias rows ("Ascend 910B", "Ascend 910C" package) carry none: counters
+# identify the SKU row. The 910A's cores are coupled: it has no separate vector cores.
 CORES_CLOCK = {
-    "Ascend 910A": (32, 1000),
-    "Ascend 910B1": (24, 1850),
-    "Ascend 910B2": (24, 1800),
-    "Ascend 910B2C": (24, 1800),
-    "Ascend 910B3": (20, 1800),
-    "Ascend 910B4": (20, 1500),
-    "Ascend 910C die (Ascend910_9381/9382)": (24, 1800),
-    "Ascend 910C die (Ascend910_9391/9392)": (24, 1850),
-    "Ascend 950PR": (28, 1650),
-    "Ascend 950PR Atlas 350 card": (28, 1650),
-    "Ascend 950PR server tier": (32, 1650),
-    "Ascend 950DT": (32, 1650),
+    "Ascend 910A": (32, 1000, ""),
+    "Ascend 910B1": (24, 1850, 48),
+    "Ascend 910B2": (24, 1800, 48),
+    "Ascend 910B2C": (24, 1800, 48),
+    "Ascend 910B3": (20, 1800, 40),
+    "Ascend 910B4": (20, 1500, 40),
+    "Ascend 910C die (Ascend910_9381/9382)": (24, 1800, 48),
+    "Ascend 910C die (Ascend910_9391/9392)": (24, 1850, 48),
+    "Ascend 950PR": (28, 1650, 56),
+    "Ascend 950PR Atlas 350 card": (28, 1650, 56),
+    "Ascend 950PR server tier": (32, 1650, 64),
+    "Ascend 950DT": (32, 1650, 64),
 }
 
 ALIASES = {
@@ -147,7 +149,7 @@ def build() -> list[dict[str, str]]:
     with SOURCE.open(newline="", encoding="utf-8") as fh:
         for src in csv.DictReader(fh):
             model = src["model"].strip()
-            cores, clock = CORES_CLOCK.get(model, ("", ""))
+            cores, clock, vector_cores = CORES_CLOCK.get(model, ("", "", ""))
             rows.append({
                 "vendor": _fmt(src["vendor"]),
                 "model": model,
@@ -170,6 +172,7 @@ def build() -> list[dict[str, str]]:
                 "host_cpu": _fmt(src["host_cpu"]),
                 "ai_core_count": str(cores),
                 "cube_freq_mhz": str(clock),
+                "vector_core_count": str(vector_cores),
                 "aliases": ALIASES.get(model, ""),
                 "alternatives": ALTERNATIVES.get(model, ""),
                 "confidence": _fmt(src["confidence"]),

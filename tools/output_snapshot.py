@@ -1,7 +1,7 @@
 """Record, then compare, the ``--json`` outputs of the command line: a behaviour check for refactors.
 
-``python tools/output_snapshot.py record DIR`` runs ``mfu analyze``, ``mfu predict``, ``mfu compare``
-and ``mfu summarize`` with ``--json`` on the bundled demo, two generated profiles (an Ascend
+``python tools/output_snapshot.py record DIR`` runs ``mfu analyze``, ``mfu advise``, ``mfu predict``,
+``mfu compare`` and ``mfu summarize`` with ``--json`` on the bundled demo, two generated profiles (an Ascend
 cluster and a PyTorch profiler trace) and, when ``../shared`` is beside the checkout, every public
 sample; it writes one file per command into DIR. ``python tools/output_snapshot.py compare DIR``
 runs the same commands again and prints every output that differs byte for byte (exit 1), or
@@ -70,6 +70,7 @@ def _commands(work: Path) -> dict[str, list[str]]:
     for name, path in inputs.items():
         cmds[f"analyze_{name}"] = ["analyze", str(path), "--json", "--no-cache", "--ranks", "all"]
         cmds[f"predict_{name}"] = ["predict", str(path), "--json", "--targets", "910C,H100 SXM,MI300X"]
+        cmds[f"advise_{name}"] = ["advise", str(path), "--json", "--no-cache"]
     pairs = [("gen_ascend", "gen_trace")]
     pairs += [(a, b) for a, b in (("text_level1", "text_level2"), ("trace_h100", "trace_mi300"),
                                   ("db_level1", "text_level1")) if a in inputs and b in inputs]

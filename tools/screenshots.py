@@ -27,6 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TABS = {"calculator": [], "profiler": ["--rank", "5"], "prediction": []}
+#: Views of the Profiler tab with their own image (``{lang}-{name}.png``): name → arguments.
+VIEWS = {"advisor": ["--tab", "profiler", "--rank", "5", "--view", "advisor"]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,11 +41,12 @@ def main(argv: list[str] | None = None) -> int:
                    PYTHONPATH=str(ROOT))
         for name in ("DATA", "CACHE", "CONFIG"):
             env[f"MFU_DESKTOP_{name}_DIR"] = str(Path(tmp) / name.lower())
+        shots = {tab: ["--tab", tab, *extra] for tab, extra in TABS.items()} | VIEWS
         for lang in ("en", "zh_CN"):
-            for tab, extra in TABS.items():
-                target = args.out / f"{lang}-{tab}.png"
-                cmd = [sys.executable, "-m", "mfu_desktop.gui.app", "--demo", "--lang", lang, "--tab", tab,
-                       *extra, "--screenshot", str(target)]
+            for name, extra in shots.items():
+                target = args.out / f"{lang}-{name}.png"
+                cmd = [sys.executable, "-m", "mfu_desktop.gui.app", "--demo", "--lang", lang, *extra,
+                       "--screenshot", str(target)]
                 subprocess.run(cmd, env=env, check=True, capture_output=True)
                 print(f"wrote {target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}")
         mixed = mixed_folder(Path(tmp) / "ascend_and_gpu")

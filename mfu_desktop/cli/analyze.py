@@ -25,6 +25,7 @@ from mfu_desktop.core.analysis import memory_text
 from mfu_desktop.core.analysis.roofline_figures import judged_figure, roofline_text
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
+from mfu_desktop.core.chips.vendor_terms import vendor_terms
 from mfu_desktop.core.cluster import documents as summary
 from mfu_desktop.core.numbers import calls, pct, sig
 from mfu_desktop.core.report.json_contract import stamped
@@ -75,7 +76,8 @@ def _print_rank(d: dict[str, Any], top: int) -> None:
     step = f"{_us(d['step_time_us'])} µs per step" if d["step_time_us"] else "no step trace"
     print(f"   step MFU     {_range(d['mfu_step'], d['mfu_step_range'])}   (端到端; step time {step})")
     cube = d["cube_utilization"]
-    print(f"   cube util    {pct(cube) if cube is not None else 'n/a'}   (hardware counter, not MFU)")
+    if cube is not None or not vendor_terms(d.get("vendor")).gpu:  # a PyTorch trace has no counters: the tier says so
+        print(f"   cube util    {pct(cube) if cube is not None else 'n/a'}   (hardware counter, not MFU)")
     value = d["tier_value"]
     print(f"   tier         {d['tier']} — {d['tier_label']}: {pct(value) if value is not None else 'n/a'}")
     for why in d["tier_why"]:

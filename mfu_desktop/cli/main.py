@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from mfu_desktop import __version__
-from mfu_desktop.cli import analyze, calc, chips, compare, model, predict, summarize
+from mfu_desktop.cli import advise, analyze, calc, chips, compare, model, predict, summarize
 from mfu_desktop.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
@@ -31,6 +31,7 @@ COMMANDS = (
     model.add_command,
     chips.add_command,
     analyze.add_command,
+    advise.add_command,
     summarize.add_command,
     compare.add_command,
     predict.add_command,

@@ -9,6 +9,13 @@ from mfu_desktop.core.paths import resources_dir
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
 
 _installed: list[QTranslator] = []
+#: The language the app runs in (set by :func:`install_translator`).
+_current = "en"
+
+
+def current_language() -> str:
+    """The interface language in use (``en`` or ``zh_CN``): engine texts that carry both languages pick by it."""
+    return _current
 
 
 def resolve_language(choice: str | None) -> str:
@@ -26,9 +33,11 @@ def translations_dir() -> str:
 
 def install_translator(app: QCoreApplication, language: str) -> bool:
     """Install the translators for ``language``; ``True`` when the app's own catalogue loaded."""
+    global _current
     for translator in _installed:
         app.removeTranslator(translator)
     _installed.clear()
+    _current = language if language in LANGUAGES else "en"
     if language == "en":
         return True
     ours = QTranslator(app)

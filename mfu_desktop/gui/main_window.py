@@ -37,7 +37,7 @@ from mfu_desktop.core.report.analysis_export import export_analysis
 from mfu_desktop.core.writing import ExportError, forbid_inside
 from mfu_desktop.gui.charts.profile_charts import export_plot
 from mfu_desktop.gui.dialogs.export_dialog import ExportChoice, ExportDialog
-from mfu_desktop.gui.i18n import LANGUAGES
+from mfu_desktop.gui.i18n import LANGUAGES, current_language
 from mfu_desktop.gui.settings import Settings, save_settings
 from mfu_desktop.gui.tabs.calculator_tab import CalculatorTab
 from mfu_desktop.gui.tabs.compare_tab import CompareTab
@@ -413,7 +413,8 @@ class MainWindow(QMainWindow):
         def done(paths: list[Path]) -> None:
             self.show_status(self.tr("Exported {0} files to {1}").format(len(paths) + len(written), choice.folder))
 
-        self.runner.start(EXPORT_CHANNEL, lambda progress: export_analysis(result, choice.folder, tables), done,
+        lang = current_language()
+        self.runner.start(EXPORT_CHANNEL, lambda progress: export_analysis(result, choice.folder, tables, lang), done,
                           lambda msg: self.info.show_message(self.tr("Export failed: {0}").format(msg)),
                           label=self.tr("Exporting"))
 

@@ -195,6 +195,34 @@ class Card(QFrame):
         return self.detail.text() == self.full_detail
 
 
+class ElidedLabel(QLabel):
+    """A one-line label that takes the width it is given and ends with "…" when its text does not fit.
+
+    It never widens its row (a long text would push the layout around); the tooltip has the whole text.
+    """
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setMinimumWidth(40)
+        self.full_text = ""
+        self.set_text(text)
+
+    def set_text(self, text: str) -> None:
+        """Show ``text`` (elided to the current width)."""
+        self.full_text = text
+        self.setToolTip(text)
+        self._fit()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        self.setText(self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight,
+                                                   max(self.contentsRect().width(), 10)))
+
+
 class InfoBar(QFrame):
     """A non-modal message line with a close button (for warnings that must not block)."""
 

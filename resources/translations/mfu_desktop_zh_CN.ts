@@ -2,6 +2,97 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AdvisorView</name>
+    <message>
+        <source>Advisor</source>
+        <translation>顾问</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Finding</source>
+        <translation>发现</translation>
+    </message>
+    <message>
+        <source>At stake / step</source>
+        <translation>每 step 涉及时间</translation>
+    </message>
+    <message>
+        <source>Share of step</source>
+        <translation>占 step</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>Ranks</source>
+        <translation>rank</translation>
+    </message>
+    <message>
+        <source>Evidence</source>
+        <translation>依据</translation>
+    </message>
+    <message>
+        <source>Calls / step</source>
+        <translation>调用/step</translation>
+    </message>
+    <message>
+        <source>Time / step</source>
+        <translation>耗时/step</translation>
+    </message>
+    <message>
+        <source>Figures</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Open a profile: the advisor lists what to fix first, with the time each fix is worth per step.</source>
+        <translation>打开 Profiling 数据：顾问会列出先优化什么，以及每项优化每 step 可节省的时间。</translation>
+    </message>
+    <message>
+        <source>Looking for what to fix first…</source>
+        <translation>正在查找先优化什么…</translation>
+    </message>
+    <message>
+        <source>Advising</source>
+        <translation>正在生成优化建议</translation>
+    </message>
+    <message>
+        <source>Cluster of {0} ranks: findings as means per rank, largest time at stake first.</source>
+        <translation>集群共 {0} 个 rank：发现按每 rank 平均，涉及时间最多的在前。</translation>
+    </message>
+    <message>
+        <source>Largest time at stake first.</source>
+        <translation>涉及时间最多的在前。</translation>
+    </message>
+    <message>
+        <source>Rank {0}: largest time at stake first.</source>
+        <translation>rank {0}：涉及时间最多的在前。</translation>
+    </message>
+    <message>
+        <source>This rank comes from a cluster summary: only its step and memory figures are advised on.</source>
+        <translation>该 rank 来自集群汇总：只分析其 step 与显存数据。</translation>
+    </message>
+    <message>
+        <source>Time at stake is an upper bound per step; findings can overlap.</source>
+        <translation>涉及时间是每 step 的上限；不同发现可能重叠。</translation>
+    </message>
+    <message>
+        <source>The advisor could not run: {0}</source>
+        <translation>顾问无法运行：{0}</translation>
+    </message>
+    <message>
+        <source>No findings: none of the advisor&apos;s rules found a problem worth the time in what is shown.</source>
+        <translation>没有发现：在当前显示的内容中，顾问的规则没有发现值得处理的问题。</translation>
+    </message>
+    <message>
+        <source>Open rank {0}</source>
+        <translation>打开 rank {0}</translation>
+    </message>
+</context>
+<context>
     <name>CalculatorTab</name>
     <message>
         <source>GEMM (M×K · K×N)</source>
@@ -2406,6 +2497,14 @@
         <translation>按损失时间的热点算子 = 实测 − Roofline 可达时间</translation>
     </message>
     <message>
+        <source>Show all kernels</source>
+        <translation>显示全部算子</translation>
+    </message>
+    <message>
+        <source>Stop showing only the highlighted kernels</source>
+        <translation>不再只显示高亮的算子</translation>
+    </message>
+    <message>
         <source>{0} was not loaded: {1}</source>
         <translation>{0} 未加载：{1}</translation>
     </message>
@@ -2478,6 +2577,18 @@
         <translation>PyTorch profiler trace 不含硬件计数器</translation>
     </message>
     <message>
+        <source>Tensor Core util</source>
+        <translation>Tensor Core 利用率</translation>
+    </message>
+    <message>
+        <source>Matrix Core util</source>
+        <translation>Matrix Core 利用率</translation>
+    </message>
+    <message>
+        <source>Matrix unit util</source>
+        <translation>矩阵单元利用率</translation>
+    </message>
+    <message>
         <source>preparing {0} kernels…</source>
         <translation>正在准备 {0} 个算子…</translation>
     </message>
@@ -2520,6 +2631,10 @@
     <message>
         <source>{0} of {1} kernels</source>
         <translation>{0} / {1} 个算子</translation>
+    </message>
+    <message>
+        <source>Highlighted: {0} ({1} kernels)</source>
+        <translation>高亮：{0}（{1} 个算子）</translation>
     </message>
 </context>
 <context>

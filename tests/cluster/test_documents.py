@@ -118,3 +118,19 @@ def test_mixed_chips_are_warned_once_in_the_folder_document():
     assert all(set(row) <= {"type", "input_shapes", "count", "time_us", "mfu", "lost_us", "bw_util", "roof_util",
                             "bound"} for r in out["ranks"] for row in r["hot_by_lost"])
     assert not any(math.isnan(r["step_time_us"]) for r in folder["cluster"]["rows"])
+
+
+def test_an_unidentified_chip_differs_only_by_its_vendor():
+    """An unidentified NVIDIA GPU beside H100 ranks may be an H100: no warning. An unidentified Ascend chip
+    beside them is a different chip; so is an unnamed GPU beside Ascend ranks."""
+    h100 = rank_doc(0, 1000.0, 0.5, 100.0, 1e12, chip="NVIDIA H100 SXM", vendor="NVIDIA")
+    gpu = [h100, rank_doc(1, 1000.0, None, 100.0, 1e12, chip=None, vendor="NVIDIA", confirmed=False)]
+    assert mixed_chips_warning(gpu) is None
+    assert mixed_chips_warning([h100, rank_doc(1, 1000.0, None, 100.0, 1e12, chip=None, vendor="GPU")]) is None
+    ascend = rank_doc(2, 1000.0, None, 100.0, 1e12, chip=None, vendor="Huawei", confirmed=False)
+    warning = mixed_chips_warning([*gpu, ascend])
+    assert warning is not None and warning.startswith(
+        "the ranks ran on 2 different chips (NVIDIA H100 SXM, an unidentified Huawei chip)")
+    amd = rank_doc(3, 1000.0, None, 100.0, 1e12, chip=None, vendor="AMD", confirmed=False)
+    assert "2 different chips" in mixed_chips_warning([h100, amd])  # an AMD GPU is not an H100
+    assert mixed_chips_warning([ascend, rank_doc(4, 1000.0, None, 100.0, 1e12, chip=None, vendor="GPU")]) is not None

@@ -17,8 +17,8 @@ from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.discovery import discover
 from mfu_desktop.core.readers.kineto.byte_stream import TraceFormatError
-from mfu_desktop.core.readers.kineto.frame import union_length
 from mfu_desktop.core.readers.kineto.read import read_trace
+from mfu_desktop.core.readers.kineto.steps import union_length
 from mfu_desktop.demo import write_kineto_trace
 from tests.conftest import SAMPLES, requires_samples
 

@@ -22,6 +22,7 @@ from mfu_desktop.core.analysis.classify import KernelClass
 from mfu_desktop.core.analysis.grouping import codes_of, counts, group_ids, lookup, slots, sums
 from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.roofline import BOUNDS
+from mfu_desktop.core.chips.vendor_terms import VendorTerms, vendor_terms
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.step_trace import StepTrace
 
@@ -465,41 +466,51 @@ class RankSummary:
     steps_source: str = ""
 
 
-def device_busy_proxy(annotated: pd.DataFrame, span_us: float | None, cores: int | None) -> tuple[float | None, str]:
+def device_busy_proxy(annotated: pd.DataFrame, span_us: float | None, cores: int | None,
+                      terms: VendorTerms | None = None) -> tuple[float | None, str]:
     """Tier 3: Σ compute-kernel time / step span, corrected down for AI_CPU time and idle cores.
 
     Kernels whose Block Dim is below the core count are weighted by Block Dim / cores. Labelled
-    "proxy, not MFU" wherever shown.
+    "proxy, not MFU" wherever shown; the note says what was done in the vendor's words (a GPU
+    trace has no AI CPU and no Block Dim: copies and communication are left out, nothing is
+    weighted).
     """
+    terms = terms or vendor_terms(None)
     if not span_us or span_us <= 0 or annotated.empty:
         return None, "no step span"
     dur = annotated[C.DURATION_US].to_numpy(dtype=np.float64)
     compute = class_mask(annotated, KernelClass.CUBE, KernelClass.VECTOR, KernelClass.MIX,
                          KernelClass.UNKNOWN) & (dur > 0)
     weight = np.ones(len(annotated))
-    note = "AI_CPU time excluded"
-    if cores and C.BLOCK_DIM in annotated.columns:
+    if terms.gpu:
+        note = (f"memcpy/memset and communication kernels left out; no {terms.launch_size} weighting (kernels on "
+                "concurrent streams add up)")
+    elif cores and C.BLOCK_DIM in annotated.columns:
         blocks = annotated[C.BLOCK_DIM].astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan)
         known = np.isfinite(blocks) & (blocks > 0)
         weight = np.where(known, np.minimum(blocks / cores, 1.0), 1.0)
-        note += f"; kernels with Block Dim < {cores} cores weighted by Block Dim / cores"
+        note = f"AI_CPU time excluded; kernels with Block Dim < {cores} cores weighted by Block Dim / cores"
     else:
-        note += "; Block Dim correction not applied (core count or Block Dim unknown)"
+        note = "AI_CPU time excluded; Block Dim correction not applied (core count or Block Dim unknown)"
     busy = float((dur * weight)[compute].sum())
     return busy / span_us, note
 
 
 def choose_tier(annotated: pd.DataFrame, mfu: float | None, mfu_range: tuple[float, float] | None,
                 cube_util: float | None, proxy: float | None, missing_columns: list[str], aic_metrics: str | None,
-                excluded: pd.DataFrame) -> Tier:
-    """Tier 1 FLOPs-based MFU, else 2 hardware cube utilisation, else 3 device-busy proxy."""
+                excluded: pd.DataFrame, terms: VendorTerms | None = None) -> Tier:
+    """Tier 1 FLOPs-based MFU, else 2 hardware cube utilisation, else 3 device-busy proxy.
+
+    The reasons are in the vendor's words (``terms``): ``aic_metrics`` and Level0 on Ascend,
+    CUPTI counters and ``record_shapes`` on a GPU trace.
+    """
+    terms = terms or vendor_terms(None)
     why: list[str] = []
     counted = int(status_mask(annotated, Status.COUNTED).sum()) if not annotated.empty else 0
     if counted and (mfu is not None or mfu_range is not None):
         return Tier(1, "FLOPs-based MFU", mfu, why)
     if C.INPUT_SHAPES in missing_columns:
-        why.append("no shape columns in the capture (Ascend: Level0 collects none, use Level1+; PyTorch profiler: "
-                   "a GPU-only trace, or record_shapes off)")
+        why.append(f"no shape columns in the capture ({terms.shapes})")
     elif counted == 0:
         if status_mask(annotated, Status.NO_RULE).all():
             why.append("no matmul/FlashAttention kernels with a FLOP rule in the profile")
@@ -508,5 +519,5 @@ def choose_tier(annotated: pd.DataFrame, mfu: float | None, mfu_range: tuple[flo
             why.append(f"every countable kernel was excluded; largest: {top['type']} — {top['reason']}")
     if cube_util is not None:
         return Tier(2, "hardware cube utilisation (cube_utilization, not MFU)", cube_util / 100.0, why)
-    why.append(f"no cube_utilization: aic_metrics was {aic_metrics or 'unknown'}, not PipeUtilization")
+    why.append(f"no {terms.counters}: " + terms.no_counters.format(aic_metrics=aic_metrics or "unknown"))
     return Tier(3, "device-busy proxy (proxy, not MFU)", proxy, why)

@@ -54,8 +54,13 @@ class FlopsSource(StrEnum):
 FLOPS_SOURCES = [s.value for s in FlopsSource]
 
 
-def _estimates(frame: pd.DataFrame, options: FlopOptions) -> tuple[np.ndarray, list[FlopEstimate | None]]:
-    """Group index per row (−1 = no FLOP rule) and one estimate per distinct (type, shapes, dtypes)."""
+def shape_estimates(frame: pd.DataFrame, options: FlopOptions) -> tuple[np.ndarray, list[FlopEstimate | None]]:
+    """Group index per row (−1 = no FLOP rule) and one estimate per distinct (type, shapes, dtypes).
+
+    The groups are the annotated frame's ``shape_group`` column: called again on an annotated
+    frame with the same options, it gives the same groups (the advisor reads the estimates'
+    dims — M/N/K, FlashAttention's mask — this way; the frame keeps only their FLOPs).
+    """
     n = len(frame)
     group = np.full(n, -1, dtype=np.int64)
     if C.OP_TYPE not in frame.columns or n == 0:
@@ -88,7 +93,12 @@ def _estimates(frame: pd.DataFrame, options: FlopOptions) -> tuple[np.ndarray, l
 
 
 def _dtype_codes(frame: pd.DataFrame, hf32: bool) -> np.ndarray:
-    """Compute dtype per row as an index into ``_DTYPES`` (−1 = unknown)."""
+    """Compute dtype per row as an index into ``_DTYPES`` (−1 = unknown).
+
+    FP32 rows become HF32 (the HF32/TF32 peak) where ``hf32_eligible`` says the kernel ran so
+    (``TF32``: a GPU kernel whose name shows tensor cores), and, with the ``hf32`` switch, where
+    it does not say ``NO``.
+    """
     n = len(frame)
     if C.INPUT_DTYPES not in frame.columns:
         return np.full(n, -1, dtype=np.int8)
@@ -98,15 +108,15 @@ def _dtype_codes(frame: pd.DataFrame, hf32: bool) -> np.ndarray:
         d = compute_dtype(first_input_dtype(str(c)))
         table.append(_DTYPES.index(d) if d is not None else -1)
     out = lookup(np.array([*table, -1], dtype=np.int8), codes)
-    if hf32:
-        fp32, hf = _DTYPES.index(ComputeDtype.FP32), _DTYPES.index(ComputeDtype.HF32)
-        eligible = np.ones(n, dtype=bool)
-        if C.HF32_ELIGIBLE in frame.columns:
-            e_codes, e_cats = codes_of(frame[C.HF32_ELIGIBLE])
-            no = np.array([str(c).upper() == "NO" for c in e_cats] + [False])
-            eligible = ~lookup(no, e_codes)
-        out = np.where((out == fp32) & eligible, hf, out).astype(np.int8)
-    return out
+    if C.HF32_ELIGIBLE not in frame.columns and not hf32:
+        return out
+    ran, no = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    if C.HF32_ELIGIBLE in frame.columns:
+        e_codes, e_cats = codes_of(frame[C.HF32_ELIGIBLE])
+        ran = lookup(np.array([str(c).upper() == C.HF32_RAN for c in e_cats] + [False]), e_codes)
+        no = lookup(np.array([str(c).upper() == C.HF32_NO for c in e_cats] + [False]), e_codes)
+    fp32, hf = _DTYPES.index(ComputeDtype.FP32), _DTYPES.index(ComputeDtype.HF32)
+    return np.where((out == fp32) & (ran | (hf32 & ~no)), hf, out).astype(np.int8)
 
 
 
@@ -158,7 +168,7 @@ def recorded_mask(frame: pd.DataFrame, shape_flops: np.ndarray) -> np.ndarray:
 
 def kernel_flops(frame: pd.DataFrame, options: FlopOptions) -> KernelFlops:
     """FLOPs of every kernel: shape rules first, a recorded range's FLOPs where no kernel of it has any."""
-    group, estimates = _estimates(frame, options)
+    group, estimates = shape_estimates(frame, options)
     idx = np.where(group < 0, len(estimates), group)
     # A kernel carries its share of its op's FLOPs (GPU ops launch several kernels; 1 on Ascend).
     share = frame[C.FLOPS_SHARE].to_numpy(dtype=np.float64) if C.FLOPS_SHARE in frame.columns else 1.0

@@ -33,6 +33,7 @@ from mfu_desktop.core.chips.catalog import (
     normalize_name,
 )
 from mfu_desktop.core.chips.dtypes import ComputeDtype, dtype_column
+from mfu_desktop.core.chips.vendor_terms import vendor_terms
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.records import DeviceInfo
 
@@ -191,13 +192,27 @@ def _unconfirmed(catalog: ChipCatalog, candidates: list[Chip], why: str) -> Chip
 
 #: Name tokens of GPU variants (the catalog's model names carry them).
 _GPU_VARIANTS = ("SXM", "PCIE", "NVL")
+#: Board codes in device names that name a variant: NVIDIA's driver lists ``A100-PG509-200`` with the PCI
+#: device id of ``A100-SXM4-40GB`` (20B0; the PCIe card is 20B1).
+_BOARD_VARIANTS = {"PG509": "SXM"}
+#: Variants whose device names always say so (``NVIDIA H100 NVL``, ``NVIDIA H200 NVL``): a name without
+#: the word is not that variant.
+_NAMED_VARIANTS = ("NVL",)
+#: Per family, the SM counts of its variants. A family not listed has the same SM count in every
+#: variant (A100 SXM and PCIe: 108), so its SM count tells nothing about the variant.
+_SM_VARIANTS: dict[str, dict[str, frozenset[int]]] = {
+    "H100": {"PCIE": frozenset({114}), "SXM": frozenset({132}), "NVL": frozenset({132})},
+    "H800": {"PCIE": frozenset({114}), "SXM": frozenset({132})},
+}
 
 
 def gpu_candidates(catalog: ChipCatalog, name: str, sms: int | None, memory_gb: float | None) -> list[Chip]:
     """Catalog rows a GPU's ``deviceProperties`` fit, most specific first.
 
     ``NVIDIA H100 80GB HBM3`` with 132 SMs → ``H100 SXM`` (the PCIe card has 114 SMs, the NVL
-    94 GB); ``NVIDIA A100-SXM4-80GB`` → ``A100 SXM 80GB``; ``AMD Instinct MI300X VF`` → ``MI300X``.
+    94 GB); ``NVIDIA A100-SXM4-80GB`` → ``A100 SXM 80GB``; ``NVIDIA A100-PG509-200`` (a board
+    code) → ``A100 SXM 40GB``; ``AMD Instinct MI300X VF`` → ``MI300X``. Each family has its own
+    rules (:data:`_SM_VARIANTS`): an A100's 108 SMs say nothing about its form factor.
     """
     text = name.upper().replace("-", " ").replace("_", " ")
     tokens = set(text.split())
@@ -222,28 +237,38 @@ def _gpu_family(catalog: ChipCatalog, tokens: set[str]) -> list[Chip]:
     return [c for c in rows if c.model.split()[0].upper() in tokens]
 
 
+def _variant_of(model: str) -> str | None:
+    """The variant a catalog model names (``SXM``, ``PCIE``, ``NVL``), or ``None``."""
+    words = model.upper().replace("-", " ").split()
+    return next((v for v in _GPU_VARIANTS if any(w.startswith(v) for w in words)), None)
+
+
 def _narrow_by_variant(family: list[Chip], tokens: set[str], sms: int | None) -> list[Chip]:
-    """Keep the rows of the variant the name names (SXM, PCIe, NVL), else the one the SM count implies.
+    """Keep the rows of the variant the name names (SXM, PCIe, NVL, or a board code), else the one the SMs imply.
 
     Args:
         family: The rows of the GPU's family.
         tokens: The device name's words.
         sms: The device's SM count, when known.
     """
-    variant = next((v for v in _GPU_VARIANTS if any(v in t for t in tokens)), None)
+    variant = next((v for v in _GPU_VARIANTS if any(t.startswith(v) for t in tokens)), None)
+    variant = variant or next((_BOARD_VARIANTS[t] for t in sorted(tokens) if t in _BOARD_VARIANTS), None)
     if variant:
-        same = [c for c in family if variant in c.model.upper().replace("-", " ")]
+        same = [c for c in family if _variant_of(c.model) == variant]
         return same or family
+    family = [c for c in family if _variant_of(c.model) not in _NAMED_VARIANTS] or family
     if len(family) > 1 and sms:
         return _narrow_by_sms(family, sms)
     return family
 
 
 def _narrow_by_sms(family: list[Chip], sms: int) -> list[Chip]:
-    """Keep the PCIe rows under 120 SMs, the other rows otherwise (H100: the PCIe card has 114 SMs, SXM and NVL 132)."""
-    if sms < 120 and any("PCIE" in c.model.upper() for c in family):
-        return [c for c in family if "PCIE" in c.model.upper()]
-    return [c for c in family if "PCIE" not in c.model.upper()] or family
+    """Keep the rows whose variant has the device's SM count, by the family's own rule (none: all rows)."""
+    rule = _SM_VARIANTS.get(family[0].model.split()[0].upper())
+    if rule is None:
+        return family
+    kept = [c for c in family if sms in rule.get(_variant_of(c.model) or "", frozenset())]
+    return kept or family
 
 
 def _narrow_by_memory(family: list[Chip], memory_gb: float) -> list[Chip]:
@@ -262,7 +287,8 @@ def _resolve_gpu(catalog: ChipCatalog, device: object) -> ChipResolution:
     mem_gib = getattr(device, "memory_gb", None)
     memory_gb = mem_gib * 2**30 / 1e9 if mem_gib else None  # deviceProperties count bytes; the catalog counts GB
     matches = gpu_candidates(catalog, name, sms, memory_gb)
-    described = f"deviceProperties: {name}" + (f", {sms} SMs" if sms else "") + (
+    cores = vendor_terms(getattr(device, "vendor", None) or "GPU").cores
+    described = f"deviceProperties: {name}" + (f", {sms} {cores}" if sms else "") + (
         f", {memory_gb:.0f} GB" if memory_gb else "")
     if len(matches) == 1:
         return ChipResolution(matches[0], True, f"{described} → {matches[0].display_name}")

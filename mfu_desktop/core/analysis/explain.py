@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from mfu_desktop.core.chips.dtypes import ComputeDtype
+from mfu_desktop.core.chips.vendor_terms import VendorTerms, vendor_terms
 from mfu_desktop.core.formulas.bytes import ByteCount, min_bytes
 from mfu_desktop.core.formulas.derivation import Derivation
 from mfu_desktop.core.formulas.flop_rules import estimate
@@ -51,8 +52,8 @@ def _get(row: Mapping[str, object], key: str) -> object:
 
 
 def explain_kernel(row: Mapping[str, object], chip_name: str | None = None, peak_source: str = "",
-                   options: FlopOptions | None = None,
-                   bw_gbs: float | None = None) -> tuple[Derivation, CalculatorPrefill]:
+                   options: FlopOptions | None = None, bw_gbs: float | None = None,
+                   vendor: str | None = None) -> tuple[Derivation, CalculatorPrefill]:
     """Derivation and calculator prefill of one annotated kernel row.
 
     Args:
@@ -61,9 +62,11 @@ def explain_kernel(row: Mapping[str, object], chip_name: str | None = None, peak
         peak_source: Where the rank's peak came from.
         options: The FLOP conventions used by the analysis.
         bw_gbs: The chip's HBM bandwidth (GB/s), for the bytes and roofline part.
+        vendor: The rank's vendor (``Huawei``, ``NVIDIA``, ``AMD``): hints in its words.
     """
     op_type = str(_get(row, C.OP_TYPE) or "N/A")
-    d = _restated(row, op_type)
+    terms = vendor_terms(vendor)
+    d = _restated(row, op_type, terms)
     dur = _get(row, C.DURATION_US)
     estimate_ = estimate(op_type, _get(row, C.INPUT_SHAPES), _get(row, C.OUTPUT_SHAPES), _get(row, C.INPUT_DTYPES),
                          _get(row, C.OUTPUT_DTYPES), options or FlopOptions())
@@ -74,7 +77,7 @@ def explain_kernel(row: Mapping[str, object], chip_name: str | None = None, peak
                             "FLOPs-based MFU; it is judged by the bandwidth it reaches (below).")
         _memory_prefill(row, op_type, prefill)
     else:
-        _flop_part(d, row, estimate_, prefill, peak_source, op_type)
+        _flop_part(d, row, estimate_, prefill, peak_source, op_type, terms)
     _roofline_part(d, row, bw_gbs)
     lost = _get(row, "lost_us")
     if lost is not None:
@@ -86,7 +89,19 @@ def explain_kernel(row: Mapping[str, object], chip_name: str | None = None, peak
     return d, prefill
 
 
-def _restated(row: Mapping[str, object], op_type: str) -> Derivation:
+def _compute_dtype(row: Mapping[str, object], terms: VendorTerms) -> str:
+    """The compute dtype, and why when FP32 inputs were judged against the HF32/TF32 peak."""
+    dtype = str(_get(row, "dtype") or "unknown")
+    if dtype != ComputeDtype.HF32.value:
+        return dtype
+    eligible = str(_get(row, C.HF32_ELIGIBLE) or "").upper()
+    if eligible == C.HF32_RAN:
+        return (f"{dtype} — {terms.reduced_fp32}: FP32 inputs on a {terms.matrix_unit} GEMM kernel (its name says "
+                f"so), judged against the {terms.reduced_fp32} peak")
+    return f"{dtype} — FP32 inputs with {terms.reduced_fp32} on (the HF32/TF32 switch), judged against its peak"
+
+
+def _restated(row: Mapping[str, object], op_type: str, terms: VendorTerms) -> Derivation:
     """The derivation's title and restated inputs."""
     name = str(_get(row, C.NAME) or "")
     dur = _get(row, C.DURATION_US)
@@ -96,7 +111,7 @@ def _restated(row: Mapping[str, object], op_type: str) -> Derivation:
                 ("input shapes", str(_get(row, C.INPUT_SHAPES) or "N/A")),
                 ("output shapes", str(_get(row, C.OUTPUT_SHAPES) or "N/A")),
                 ("input dtypes", str(_get(row, C.INPUT_DTYPES) or "N/A")),
-                ("compute dtype", str(_get(row, "dtype") or "unknown"))]
+                ("compute dtype", _compute_dtype(row, terms))]
     step = _get(row, C.STEP_ID)
     if step is not None:
         d.inputs.append(("step", str(step)))
@@ -115,7 +130,7 @@ def _memory_prefill(row: Mapping[str, object], op_type: str, prefill: Calculator
 
 
 def _flop_part(d: Derivation, row: Mapping[str, object], estimate_: FlopEstimate, prefill: CalculatorPrefill,
-               peak_source: str, op_type: str) -> None:
+               peak_source: str, op_type: str, terms: VendorTerms) -> None:
     """FLOPs, achieved TFLOP/s, MFU, status and hints of a kernel with a FLOP rule."""
     if estimate_.detail:
         d.steps.append(f"FLOPs = {estimate_.detail}")
@@ -129,7 +144,7 @@ def _flop_part(d: Derivation, row: Mapping[str, object], estimate_: FlopEstimate
     status, reason = str(_get(row, "status") or ""), str(_get(row, "reason") or "")
     if status and status != "counted":
         d.results.append(("status", f"{status}: {reason}" if reason else status))
-    d.hints = _flop_hints(row, prefill, dims)
+    d.hints = _flop_hints(row, prefill, dims, terms)
 
 
 def _flop_prefill(prefill: CalculatorPrefill, dims: dict[str, object], op_type: str) -> None:
@@ -174,7 +189,8 @@ def _achieved_and_mfu(d: Derivation, row: Mapping[str, object], peak_source: str
         d.results.append(("MFU", f"{pct(float(row['mfu_lo']))} – {pct(float(row['mfu_hi']))} (chip not confirmed)"))
 
 
-def _flop_hints(row: Mapping[str, object], prefill: CalculatorPrefill, dims: dict[str, object]) -> list[str]:
+def _flop_hints(row: Mapping[str, object], prefill: CalculatorPrefill, dims: dict[str, object],
+                terms: VendorTerms) -> list[str]:
     """Hints for a kernel with a FLOP rule: a GEMM's from its shape and MFU, any other's from its dtype."""
     try:
         dtype = ComputeDtype(str(_get(row, "dtype"))) if _get(row, "dtype") else None
@@ -183,8 +199,9 @@ def _flop_hints(row: Mapping[str, object], prefill: CalculatorPrefill, dims: dic
     if prefill.kind == "gemm":
         flops, mfu = _get(row, "flops"), _get(row, "mfu")
         return matmul_hints({k: int(v) for k, v in dims.items() if k in ("M", "N", "K")}, dtype,
-                            int(flops) if flops is not None else None, float(mfu) if mfu is not None else None)
-    return dtype_hints(dtype)
+                            int(flops) if flops is not None else None, float(mfu) if mfu is not None else None,
+                            terms)
+    return dtype_hints(dtype, terms)
 
 
 def _roofline_part(d: Derivation, row: Mapping[str, object], bw_gbs: float | None) -> None:

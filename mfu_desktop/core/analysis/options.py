@@ -36,7 +36,9 @@ class AnalysisOptions:
         return [
             "MFU = Σ (FLOPs_i / peak_i) / Σ t_i over counted kernels (operator achievement rate, 算子达成率)",
             "step MFU = Σ FLOPs_i / peak_i over the step time Computing + Communication(Not Overlapped) + Free",
-            f"FP32 matmuls use the {'HF32/TF32' if self.hf32 else 'FP32 (HF32 off)'} peak",
+            ("FP32 matmuls use the HF32/TF32 peak (HF32 on), except kernels known not to run so"
+             if self.hf32 else "FP32 matmuls use the FP32 peak (HF32 off), except GPU kernels whose names show TF32 "
+             "tensor cores (the TF32 peak)"),
             "kernels with MFU > 100 % are " + ("kept in" if self.include_suspicious else "kept out of") + " aggregates",
             *self.flops.describe(),
         ]

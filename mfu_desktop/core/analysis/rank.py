@@ -33,6 +33,7 @@ from mfu_desktop.core.analysis.kernel_roofline import chip_bandwidth, roofline_w
 from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.steps import captured_steps
 from mfu_desktop.core.chips.catalog import ChipCatalog
+from mfu_desktop.core.chips.vendor_terms import vendor_terms
 from mfu_desktop.core.process_memory import release_memory
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.base import RankData, RankFolder
@@ -205,9 +206,10 @@ def analyze_rank(data: RankData, options: AnalysisOptions, catalog: ChipCatalog)
     cube_rows = class_mask(annotated, KernelClass.CUBE, KernelClass.MIX)
     cube_util = _weighted_cube_utilization(annotated, cube_rows)
     span = (step_time * captured.count if step_time else None) or _span_us(annotated)
-    proxy, proxy_note = device_busy_proxy(annotated, span, chip.cores)
+    terms = vendor_terms(folder.vendor)
+    proxy, proxy_note = device_busy_proxy(annotated, span, chip.cores, terms)
     tier = choose_tier(annotated, ops.mfu, ops.mfu_range, cube_util, proxy, data.missing_columns,
-                       folder.config.aic_metrics, excluded)
+                       folder.config.aic_metrics, excluded, terms)
     if tier.tier == 3:
         tier.why.append(f"proxy = Σ compute time / step span ({proxy_note})")
     hw_ratio, hw_warnings = _hw_check(annotated)

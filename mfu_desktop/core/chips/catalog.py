@@ -29,7 +29,7 @@ NUMERIC_COLUMNS = (
     "cube_fp16_tflops", "cube_bf16_tflops", "cube_fp8_tflops", "cube_int8_tflops",
     "cube_fp32_tflops", "cube_hf32_tflops", "vector_fp16_tflops", "vector_fp32_tflops",
     "hbm_bandwidth_gbs", "memory_gb", "interconnect_bandwidth", "tdp_w", "cpu",
-    "ai_core_count", "cube_freq_mhz",
+    "ai_core_count", "cube_freq_mhz", "vector_core_count",
     # the achievable basis (validation.md §1): measured, not advertised; blank = not measured
     "mamf_fp16_tflops", "mamf_bf16_tflops", "mamf_fp32_tflops", "mamf_fp8_tflops", "achievable_hbm_gbs",
 )
@@ -69,6 +69,7 @@ COLUMN_LABELS = {
     "tdp_w": "Power (W)",
     "ai_core_count": "AI cores / SMs",
     "cube_freq_mhz": "Cube clock (MHz)",
+    "vector_core_count": "Vector cores (AIV)",
     "mamf_fp16_tflops": "Achievable matmul FP16 (MAMF)",
     "mamf_bf16_tflops": "Achievable matmul BF16 (MAMF)",
     "mamf_fp32_tflops": "Achievable matmul FP32 (MAMF)",

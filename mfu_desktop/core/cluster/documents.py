@@ -194,12 +194,31 @@ def slow_rank_text(cluster: dict[str, Any]) -> str:
     return ", ".join(parts) or "none"
 
 
+#: Vendors that name a GPU; ``GPU`` is a GPU whose vendor the trace did not say.
+_GPU_VENDORS = ("NVIDIA", "AMD", "GPU")
+
+
+def _may_be_same(vendor: str, other: str) -> bool:
+    """Whether a chip of ``vendor`` could be one of ``other`` (an unnamed GPU could be any GPU)."""
+    return vendor == other or (vendor in _GPU_VENDORS and other in _GPU_VENDORS and "GPU" in (vendor, other))
+
+
 def mixed_chips_warning(ranks: list[dict[str, Any]]) -> str | None:
-    """The warning for a folder whose ranks ran on different chips (cluster figures mix them)."""
-    chips = sorted({d.get("chip") or f"an unidentified {d.get('vendor', 'Huawei')} chip" for d in ranks})
+    """The warning for a folder whose ranks ran on different chips (cluster figures mix them).
+
+    A rank whose chip is not identified differs only when its vendor does: an unidentified
+    NVIDIA GPU beside H100 ranks may well be an H100, an unidentified Ascend chip beside them
+    is not.
+    """
+    known = {d["chip"]: str(d.get("vendor") or "Huawei") for d in ranks if d.get("chip")}
+    unknown = {str(d.get("vendor") or "Huawei") for d in ranks if not d.get("chip")}
+    chips = set(known)
+    for vendor in sorted(unknown):
+        if not any(_may_be_same(vendor, other) for other in known.values()):
+            chips.add(f"an unidentified {vendor} chip")
     if len(chips) <= 1:
         return None
-    return (f"the ranks ran on {len(chips)} different chips ({', '.join(chips)}): cluster figures mix them — "
+    return (f"the ranks ran on {len(chips)} different chips ({', '.join(sorted(chips))}): cluster figures mix them — "
             "to set chips against each other, compare two profiles")
 
 

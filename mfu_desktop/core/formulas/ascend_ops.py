@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mfu_desktop.core.formulas.flops import (
     FlopError,
@@ -19,6 +19,9 @@ from mfu_desktop.core.numbers import grouped
 #: The compressed causal mask of sparse_mode 2/3/4 (CANN docs): 2048 × 2048.
 COMPRESSED_MASK = (2048, 2048)
 
+
+#: Where a FlashAttention call's sparse mode came from (the ``sparse_mode_from`` dim).
+SPARSE_MODE_SOURCES = ("override", "recorded", "atten_mask", "default")
 
 #: softmax_max / softmax_sum keep 8 floats per row.
 SOFTMAX_LANES = 8
@@ -90,6 +93,10 @@ class _FaInference:
     sparse_mode: int
     notes: tuple[str, ...]
     confidence: str
+    #: atten_mask's shape ("" when the call has none) and where the sparse mode came from
+    #: (:data:`SPARSE_MODE_SOURCES`): the advisor's full-mask rule reads both from the estimate's dims.
+    mask: str = ""
+    mode_source: str = "default"
 
 
 def _softmax(ctx: ShapeContext, backward: bool) -> Shape | None:
@@ -147,11 +154,11 @@ def _infer_fa(ctx: ShapeContext, q: Shape, k: Shape, backward: bool) -> _FaInfer
     sm = _softmax(ctx, backward)
     mask = _mask(ctx, q, 4 if backward else 3)
     layout, heads, notes, confidence = _fa_layout(ctx, q, sm, mask)
-    mode, mode_note, mode_guessed = _fa_sparse_mode(ctx, mask)
+    mode, mode_note, source = _fa_sparse_mode(ctx, mask)
     notes.append(mode_note)
-    if mode_guessed:
+    if source == "atten_mask":
         confidence = min(confidence, Confidence.MEDIUM, key=_rank_confidence)
-    return _FaInference(layout, heads, mode, tuple(notes), confidence)
+    return _FaInference(layout, heads, mode, tuple(notes), confidence, format_shape(mask) if mask else "", source)
 
 
 #: A layout inference: ``(layout, query heads or None, notes, confidence)``.
@@ -276,7 +283,7 @@ def _heads_from_flat_softmax(q: Shape, sm: Shape, layout: Layout) -> int | None:
     return None
 
 
-def _fa_sparse_mode(ctx: ShapeContext, mask: Shape | None) -> tuple[int, str, bool]:
+def _fa_sparse_mode(ctx: ShapeContext, mask: Shape | None) -> tuple[int, str, str]:
     """The call's sparse mode: the user's override, the recorded argument, else read from atten_mask.
 
     Args:
@@ -284,24 +291,24 @@ def _fa_sparse_mode(ctx: ShapeContext, mask: Shape | None) -> tuple[int, str, bo
         mask: atten_mask's shape, when found.
 
     Returns:
-        ``(sparse_mode, note, guessed)``; ``guessed`` is true when the mode was inferred from
-        a mask (which caps the confidence at medium).
+        ``(sparse_mode, note, source)``; ``source`` is one of :data:`SPARSE_MODE_SOURCES`
+        (``atten_mask``: inferred from a mask, which caps the confidence at medium).
     """
     forced_mode = ctx.options.fa_sparse_mode
     recorded_mode = ctx.named("sparse_mode")
     if forced_mode not in (None, "auto"):
         mode = int(forced_mode)
-        return mode, f"sparse_mode {mode} (user override)", False
+        return mode, f"sparse_mode {mode} (user override)", "override"
     if recorded_mode is not None and recorded_mode.isdigit():
         mode = int(recorded_mode)
-        return mode, f"sparse_mode {mode} (recorded)", False
+        return mode, f"sparse_mode {mode} (recorded)", "recorded"
     if mask is not None and tuple(mask[-2:]) == COMPRESSED_MASK:
         return 2, ("atten_mask 2048×2048 is the compressed causal mask (sparse_mode 2/3/4): counted as causal, "
-                   "sparse_mode 2"), True
+                   "sparse_mode 2"), "atten_mask"
     if mask is not None:
         return 0, (f"explicit atten_mask [{format_shape(mask)}]: counted as full (sparse_mode 0); if the mask is "
-                   "causal these FLOPs are ~2× too high — override with the sparse mode"), True
-    return 0, "no atten_mask: full attention (sparse_mode 0)", False
+                   "causal these FLOPs are ~2× too high — override with the sparse mode"), "atten_mask"
+    return 0, "no atten_mask: full attention (sparse_mode 0)", "default"
 
 
 def _recorded_lengths(ctx: ShapeContext, name: str) -> tuple[int, ...] | None:
@@ -340,9 +347,8 @@ def _flash_attention(ctx: ShapeContext, backward: bool) -> FlopEstimate:
                                  actual_seq_kvlen=seq_kv if varlen else None,
                                  convention=ctx.options.mask_convention)
     if varlen:
-        inference = _FaInference(inference.layout, inference.heads, inference.sparse_mode,
-                                 (*inference.notes, f"recorded actual_seq_qlen {list(seq_q)}, actual_seq_kvlen "
-                                  f"{list(seq_kv)}"), inference.confidence)
+        inference = replace(inference, notes=(*inference.notes, f"recorded actual_seq_qlen {list(seq_q)}, "
+                                              f"actual_seq_kvlen {list(seq_kv)}"))
     count = fa.count
     executed = None
     if backward:
@@ -354,7 +360,8 @@ def _flash_attention(ctx: ShapeContext, backward: bool) -> FlopEstimate:
                                       ("S_kv", sh.seq_kv), ("sparse_mode", inference.sparse_mode)]
     if sh.heads_q is not None:
         dims += [("N_q", sh.heads_q), ("N_kv", sh.heads_kv), ("D_qk", sh.d_qk), ("D_v", sh.d_v)]
-    dims += [("Q", format_shape(q)), ("K", format_shape(k)), ("V", format_shape(v))]
+    dims += [("Q", format_shape(q)), ("K", format_shape(k)), ("V", format_shape(v)),
+             ("atten_mask", inference.mask), ("sparse_mode_from", inference.mode_source)]
     detail = f"{count.formula} = {count.substituted}"
     if backward:
         detail = f"forward {fa.count.formula} = {fa.count.substituted}; backward {detail}"

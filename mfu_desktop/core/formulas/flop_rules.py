@@ -52,7 +52,7 @@ def estimate(op_type: str, input_shapes: str | None, output_shapes: str | None, 
     except ShapeError as exc:
         return FlopEstimate(None, f"malformed shapes: {exc}")
     if inputs is None or outputs is None:
-        return FlopEstimate(None, "shapes N/A (Level0 capture, or shapes not collected)")
+        return FlopEstimate(None, "shapes N/A (the capture recorded none)")
     ctx = ShapeContext(op_type, inputs, outputs, parse_dtypes(input_dtypes), parse_dtypes(output_dtypes),
                        options or FlopOptions(), tuple(attributes.split(";")) if attributes else ())
     try:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from mfu_desktop.core.chips.catalog import Peak
 from mfu_desktop.core.chips.dtypes import ComputeDtype
+from mfu_desktop.core.chips.vendor_terms import VendorTerms
 from mfu_desktop.core.formulas.derivation import Derivation, MissingInput
 from mfu_desktop.core.formulas.flops import (
     AttentionFlops,
@@ -114,8 +115,28 @@ def interpret(mfu: float) -> str:
     return _BAND_TEXT[mfu_band(mfu)]
 
 
+def unaligned_dims(dims: dict[str, int]) -> tuple[list[str], list[str]]:
+    """A matmul's dims that miss the cube tile: the one definition of "aligned" (hints and the advisor).
+
+    Args:
+        dims: Named dims; ``M``, ``N`` and ``K`` are judged.
+
+    Returns:
+        ``(fractal, tile)``: ``name=value`` of the dims that are not multiples of :data:`CUBE_ALIGN`
+        (the 16×16×16 fractal is padded), and of those ≥ :data:`TILE_HINT_MIN_DIM` that are
+        multiples of it but not of :data:`TILE_ALIGN` (large matmuls tile best at its multiples).
+        A matmul is aligned when both lists are empty.
+    """
+    judged = [(name, int(dims[name])) for name in ("M", "N", "K") if dims.get(name) is not None]
+    fractal = [f"{name}={value}" for name, value in judged if value % CUBE_ALIGN != 0]
+    tile = [f"{name}={value}" for name, value in judged
+            if value >= TILE_HINT_MIN_DIM and value % TILE_ALIGN != 0 and value % CUBE_ALIGN == 0]
+    return fractal, tile
+
+
 def matmul_hints(
-    dims: dict[str, int], dtype: ComputeDtype | None, flops: int | None = None, mfu: float | None = None
+    dims: dict[str, int], dtype: ComputeDtype | None, flops: int | None = None, mfu: float | None = None,
+    terms: VendorTerms | None = None,
 ) -> list[str]:
     """Concrete hints from a matmul's dimensions and dtype.
 
@@ -124,28 +145,29 @@ def matmul_hints(
         dtype: Compute dtype, when known.
         flops: FLOPs per call, for the tiny-op hint.
         mfu: The MFU, for the > 100 % hint.
+        terms: The vendor's words (the Ascend Cube's when ``None``).
     """
     hints: list[str] = []
     k = dims.get("K")
     m = dims.get("M")
+    gpu = terms is not None and terms.gpu
+    unit = terms.matrix_unit if gpu else "cube"
     if k is not None and k < SMALL_DIM:
-        hints.append(f"K = {k} is small (< {SMALL_DIM}): each output tile does little cube work per data "
+        hints.append(f"K = {k} is small (< {SMALL_DIM}): each output tile does little {unit} work per data "
                      "move; fuse matmuls or enlarge the contracted dimension.")
     if m is not None and m < SMALL_DIM:
-        hints.append(f"M = {m} is small (< {SMALL_DIM}): tiny batch·sequence leaves cube cores idle; "
+        idle = f"{unit}s" if gpu else "cube cores"
+        hints.append(f"M = {m} is small (< {SMALL_DIM}): tiny batch·sequence leaves {idle} idle; "
                      "increase the micro-batch or fuse.")
-    unaligned = [f"{name}={value}" for name, value in dims.items()
-                 if name in ("M", "N", "K") and value % CUBE_ALIGN != 0]
+    unaligned, loose = unaligned_dims(dims)
     if unaligned:
-        hints.append(f"{', '.join(unaligned)} not a multiple of {CUBE_ALIGN}: the 16×16×16 cube fractals are "
+        tiles = f"{unit} tiles" if gpu else "16×16×16 cube fractals"
+        hints.append(f"{', '.join(unaligned)} not a multiple of {CUBE_ALIGN}: the {tiles} are "
                      "padded; pad the model dims (hidden, vocab, heads·head_dim) to multiples of 16.")
-    loose = [f"{name}={value}" for name, value in dims.items()
-             if name in ("M", "N", "K") and value >= TILE_HINT_MIN_DIM and value % TILE_ALIGN != 0
-             and value % CUBE_ALIGN == 0]
     if loose:
         hints.append(f"{', '.join(loose)} not a multiple of {TILE_ALIGN}: large matmuls tile best at multiples "
                      f"of {TILE_ALIGN}.")
-    hints.extend(dtype_hints(dtype))
+    hints.extend(dtype_hints(dtype, terms))
     if flops is not None and flops < TINY_OP_FLOPS:
         hints.append(f"Only {sig(flops / 1e6)} MFLOP per call: launch and scheduling overhead dominate; fuse small "
                      "ops or batch them.")
@@ -155,12 +177,16 @@ def matmul_hints(
     return hints
 
 
-def dtype_hints(dtype: ComputeDtype | None) -> list[str]:
-    """Hints that depend only on the compute dtype."""
-    if dtype is ComputeDtype.FP32:
-        return ["FP32 on the cube runs at ¼ of the FP16 rate on Ascend A2/A3 (CUDA-core rate on NVIDIA): "
-                "BF16/FP16, or HF32/TF32 (torch.npu.matmul.allow_hf32 / allow_tf32), is up to 4× faster."]
-    return []
+def dtype_hints(dtype: ComputeDtype | None, terms: VendorTerms | None = None) -> list[str]:
+    """Hints that depend only on the compute dtype (in the vendor's words when ``terms`` names it)."""
+    if dtype is not ComputeDtype.FP32:
+        return []
+    if terms is not None and terms.gpu:
+        return [f"FP32 matmuls without {terms.reduced_fp32} run on the CUDA/SIMD cores, far below the "
+                f"{terms.matrix_unit} peak: BF16/FP16 (autocast), or {terms.reduced_fp32} "
+                "(torch.backends.cuda.matmul.allow_tf32 = True, Ampere / MI300 or later), is several times faster."]
+    return ["FP32 on the cube runs at ¼ of the FP16 rate on Ascend A2/A3 (CUDA-core rate on NVIDIA): "
+            "BF16/FP16, or HF32/TF32 (torch.npu.matmul.allow_hf32 / allow_tf32), is up to 4× faster."]
 
 
 # --- per-operator results ---------------------------------------------------------------

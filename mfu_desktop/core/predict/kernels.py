@@ -26,6 +26,7 @@ from mfu_desktop.core.analysis.classify import COMPUTE_CLASSES, KernelClass, cla
 from mfu_desktop.core.analysis.grouping import categorical, codes_of, counts, group_ids, lookup, sums
 from mfu_desktop.core.chips.catalog import Chip
 from mfu_desktop.core.chips.dtypes import ComputeDtype, compute_dtype, first_input_dtype
+from mfu_desktop.core.chips.vendor_terms import VendorTerms, vendor_terms
 from mfu_desktop.core.predict.basis import (
     ACHIEVABLE,
     ADVERTISED,
@@ -84,8 +85,16 @@ def kernel_inputs(kernels: pd.DataFrame) -> KernelInputs:
                                                   categories=list(FALLBACKS))
     frame["fallback_memory"] = fallback & by_memory
     groups = _group_table(frame, ids, first, compute, memory, fallback, by_memory)
-    flags = _input_flags(precision, fallback, by_memory, by_roofline)
+    flags = _input_flags(precision, fallback, by_memory, by_roofline, _terms_of(kernels))
     return KernelInputs(frame, groups, excluded, flags)
+
+
+def _terms_of(kernels: pd.DataFrame) -> VendorTerms:
+    """The vocabulary of a rank's kernels: a GPU's when the reader labelled them with GPU cores."""
+    cats = kernels[C.CORE_TYPE].cat.categories if isinstance(kernels[C.CORE_TYPE].dtype, pd.CategoricalDtype) \
+        else pd.unique(kernels[C.CORE_TYPE].dropna())
+    gpu = len(cats) > 0 and all(str(c).startswith("GPU_") for c in cats)
+    return vendor_terms("GPU" if gpu else None)
 
 
 #: Prediction class code of a kernel that is not predicted (AI CPU, DSA, communication …).
@@ -298,7 +307,7 @@ def _group_table(frame: pd.DataFrame, ids: np.ndarray, first: np.ndarray, comput
 
 
 def _input_flags(precision: np.ndarray, fallback: np.ndarray, by_memory: np.ndarray,
-                 by_roofline: np.ndarray) -> list[str]:
+                 by_roofline: np.ndarray, terms: VendorTerms) -> list[str]:
     """The caveats of a rank's inputs: kernels without pipe times, without a floating-point dtype.
 
     Only kernels whose time scales with a peak need a precision: a kernel without pipe times
@@ -306,7 +315,7 @@ def _input_flags(precision: np.ndarray, fallback: np.ndarray, by_memory: np.ndar
     """
     flags: list[str] = []
     if fallback.any():
-        flags.append(_fallback_flag(fallback, by_roofline))
+        flags.append(_fallback_flag(fallback, by_roofline, terms))
     uses_peak = ~(fallback & by_memory)
     unknown = (precision == _UNKNOWN_CODE) & uses_peak
     if unknown.any():
@@ -340,17 +349,17 @@ def _fallback_sides(kernels: pd.DataFrame, rows: np.ndarray, fallback: np.ndarra
     return by_memory, by_roofline
 
 
-def _fallback_flag(fallback: np.ndarray, by_roofline: np.ndarray) -> str:
-    """The caveat naming how kernels without pipe times were predicted."""
+def _fallback_flag(fallback: np.ndarray, by_roofline: np.ndarray, terms: VendorTerms) -> str:
+    """The caveat naming how kernels without pipe times were predicted (why, in the vendor's words)."""
     n, roof = int(fallback.sum()), int(by_roofline.sum())
-    text = (f"{n:,} compute kernels have no pipe times (Ascend Level0 or aic_metrics other than PipeUtilization; "
-            "GPU traces have none): ")
+    text = f"{n:,} compute kernels have no pipe times ({terms.no_pipe_times}): "
     parts = []
     if roof:
         parts.append(f"{roof:,} predicted by their roofline bound from bytes and FLOPs (memory-bound → bandwidth "
                      "ratio, compute-bound → peak ratio)")
     if n - roof:
-        parts.append(f"{n - roof:,} without bytes by their class (cube/mix → compute ratio, vector → memory ratio)")
+        unit = "matrix" if terms.gpu else "cube/mix"
+        parts.append(f"{n - roof:,} without bytes by their class ({unit} → compute ratio, vector → memory ratio)")
     return text + "; ".join(parts)
 
 

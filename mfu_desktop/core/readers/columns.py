@@ -22,6 +22,11 @@ BLOCK_DIM = "block_dim"
 MIX_BLOCK_DIM = "mix_block_dim"
 OP_STATE = "op_state"
 HF32_ELIGIBLE = "hf32_eligible"
+#: ``hf32_eligible`` values: ``YES`` / ``NO`` on Ascend (whether the kernel runs HF32 when HF32 is on); a
+#: PyTorch trace writes ``TF32`` for a kernel that ran FP32 inputs on TF32 tensor cores (its name says so)
+#: and ``NO`` for an FP32 matmul kernel that cannot (CUDA cores, a GPU older than Ampere).
+HF32_RAN = "TF32"
+HF32_NO = "NO"
 INPUT_SHAPES = "input_shapes"
 INPUT_DTYPES = "input_dtypes"
 INPUT_FORMATS = "input_formats"

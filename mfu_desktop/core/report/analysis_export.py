@@ -8,7 +8,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mfu_desktop.core.advisor.advice import Advice
 from mfu_desktop.core.numbers import calls, pct, sig
+from mfu_desktop.core.report.advice_report import advice_document, advice_markdown, findings_table
 from mfu_desktop.core.writing import (
     XLSX_MAX_ROWS,
     forbid_inside,
@@ -28,11 +30,12 @@ def _fmt(value: object, kind: str = "num") -> str:
     return sig(float(value))
 
 
-def markdown_summary(result: object) -> str:
+def markdown_summary(result: object, advice: Advice | None = None, lang: str = "en") -> str:
     """A Markdown report of a :class:`~mfu_desktop.core.cluster.folder.FolderAnalysis`.
 
-    Leads with the top kernels by lost time (measured − roofline-attainable), states the
-    conventions and the fallback tier of every rank.
+    Leads with the ranks, then the advisor's findings (what to fix first, when ``advice`` is
+    given), then the top kernels by lost time (measured − roofline-attainable) of every rank;
+    states the conventions and the fallback tier of every rank.
     """
     from mfu_desktop.core.analysis.roofline_figures import judged_figure, roofline_text
     from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
@@ -54,6 +57,8 @@ def markdown_summary(result: object) -> str:
                      f"{_fmt(s.step_time_us)} | {_fmt(s.achieved_tflops)} | {mfu} | {step} | "
                      f"{_fmt(s.cube_utilization, 'pct')} | "
                      f"{s.tier.tier} ({s.tier.label}) |")
+    if advice is not None:
+        lines += ["", *advice_markdown(advice, lang)]
     for r in ranks:
         s = r.summary
         lines += ["", f"## Rank {s.rank}: top kernels by lost time (measured − roofline-attainable)", "",
@@ -86,18 +91,21 @@ def markdown_summary(result: object) -> str:
     return "\n".join(lines) + "\n"
 
 
-def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv", "parquet")) -> list[Path]:
-    """Write the annotated kernels and every aggregate of an analysis into ``folder``.
+def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv", "parquet"),
+                    lang: str = "en") -> list[Path]:
+    """Write the annotated kernels, every aggregate and the advisor's findings of an analysis into ``folder``.
 
     Args:
         result: A :class:`~mfu_desktop.core.cluster.folder.FolderAnalysis`.
         folder: Target folder (created; must not be inside a profiler folder).
         formats: Any of ``csv``, ``parquet``, ``xlsx`` for the tables; JSON and Markdown are
-            always written.
+            always written (``summary.json``, ``advice.json``, ``summary.md``).
+        lang: Language of the findings' texts (``en`` or ``zh_CN``).
 
     Raises:
         ExportError: For a target inside a profile, or an unwritable folder.
     """
+    from mfu_desktop.core.advisor.advice import advise
     from mfu_desktop.core.cluster.folder import analysis_json
 
     roots = [r.folder.path for r in result.ranks] + list(result.discovery.roots)
@@ -119,6 +127,8 @@ def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv
     tables = {name: tagged(name) for name in ("kernels", "by_type", "by_shape", "excluded", "steps", "hot_by_lost",
                                               "hot_by_time")}
     tables["cluster"] = result.cluster.table
+    advice = advise(result)
+    tables["findings"] = findings_table(advice, lang)
     for name, frame in tables.items():
         if "csv" in formats:
             written.append(write_csv(frame, folder / f"{name}.csv"))
@@ -129,5 +139,6 @@ def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv
                              folder / "mfu_report.xlsx")
         written.append(path)
     written.append(write_json(analysis_json(result), folder / "summary.json"))
-    written.append(write_text(markdown_summary(result), folder / "summary.md"))
+    written.append(write_json(advice_document(advice, lang), folder / "advice.json"))
+    written.append(write_text(markdown_summary(result, advice, lang), folder / "summary.md"))
     return written

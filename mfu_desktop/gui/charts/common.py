@@ -34,6 +34,23 @@ def make_plot(title: str, x_label: str, y_label: str, x_units: str = "", y_units
     return plot
 
 
+def highlight_rings() -> pg.ScatterPlotItem:
+    """The overlay that rings highlighted kernels on a scatter (drawn above the points, not clickable)."""
+    item = pg.ScatterPlotItem(size=13, pen=pg.mkPen(230, 40, 40, width=2), brush=None)
+    item.setZValue(10)
+    item.setAcceptHoverEvents(False)
+    return item
+
+
+def ring_positions(rows: np.ndarray, x: np.ndarray, y: np.ndarray, highlighted: np.ndarray) -> tuple[np.ndarray,
+                                                                                                      np.ndarray]:
+    """The points (x, y) whose frame row is in ``highlighted`` (vectorised)."""
+    if not len(highlighted) or not len(rows):
+        return np.zeros(0), np.zeros(0)
+    keep = np.isin(rows, highlighted)
+    return x[keep], y[keep]
+
+
 def chart_label(device: str) -> str:
     """A short chip label for crowded axes: ``Huawei Ascend 950PR`` → ``950PR``, ``NVIDIA H100 SXM`` → ``H100 SXM``."""
     text = str(device).replace(" (measured)", " (now)")

@@ -18,7 +18,9 @@ from mfu_desktop.gui.charts.common import (
     ChartPage,
     StackedBars,
     downsample_indices,
+    highlight_rings,
     make_plot,
+    ring_positions,
     set_category_ticks,
 )
 
@@ -122,8 +124,12 @@ class MfuScatter(QWidget):
         self.scatter = pg.ScatterPlotItem(size=6, pen=None, hoverable=True, tip=self._tip)
         self.scatter.sigClicked.connect(self._clicked)
         self.plot.addItem(self.scatter)
+        self.rings = highlight_rings()
+        self.plot.addItem(self.rings)
         self.page = ChartPage(self, self.plot)
         self._names: list[str] = []
+        self._points: ScatterPoints | None = None
+        self._highlighted = np.zeros(0, dtype=np.int64)
 
     def _tip(self, x: float, y: float, data: object) -> str:
         _row, name = data if isinstance(data, tuple) else (None, "")
@@ -134,8 +140,20 @@ class MfuScatter(QWidget):
         """Plot kernels with a finite MFU (see :func:`scatter_points`); ``None`` clears the plot."""
         self.set_points(scatter_points(duration_us, mfu, names) if duration_us is not None else None)
 
+    def set_highlight(self, rows: np.ndarray | None) -> None:
+        """Ring the kernels at these frame rows (``None`` or empty: none), shown or shown later."""
+        self._highlighted = np.asarray(rows if rows is not None else [], dtype=np.int64)
+        p = self._points
+        if p is None:
+            self.rings.setData([], [])
+            return
+        x, y = ring_positions(p.rows, p.x, p.mfu * 100, self._highlighted)
+        self.rings.setData(x=x, y=y)
+
     def set_points(self, points: ScatterPoints | None) -> None:
         """Show points prepared by :func:`scatter_points` (possibly on a worker thread)."""
+        self._points = points if points is not None and len(points.rows) else None
+        self.set_highlight(self._highlighted)
         if points is None or not len(points.rows):
             self.scatter.setData([], [])
             self.page.show_message(self.tr("MFU per kernel: select a rank in the tree to see its kernels.")

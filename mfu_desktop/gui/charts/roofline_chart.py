@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, OTHER, family_of
 from mfu_desktop.core.readers import columns as C
-from mfu_desktop.gui.charts.common import ChartPage, downsample_indices, make_plot
+from mfu_desktop.gui.charts.common import ChartPage, downsample_indices, highlight_rings, make_plot, ring_positions
 
 #: At most this many points (the longest kernels); the rest add nothing visible.
 POINT_LIMIT = 6_000
@@ -221,6 +221,9 @@ class RooflineChart(QWidget):
         self.step_marker = pg.ScatterPlotItem(symbol="star", size=22, pen=pg.mkPen(20, 20, 20, width=1.5),
                                               brush=pg.mkBrush(255, 215, 0))
         self.plot.addItem(self.step_marker)
+        self.rings = highlight_rings()
+        self.plot.addItem(self.rings)
+        self._highlighted = np.zeros(0, dtype=np.int64)
         self.legend = self.plot.addLegend(offset=(-10, -10), labelTextSize="8pt")  # bottom right: rarely any point
         self._roof_items: list[pg.GraphicsObject] = []
         self.page = ChartPage(host, self.plot)
@@ -236,6 +239,24 @@ class RooflineChart(QWidget):
         self.view = view
         self._redraw()
 
+    def set_highlight(self, rows: np.ndarray | None) -> None:
+        """Ring the kernels at these frame rows (``None`` or empty: none) in the view shown."""
+        self._highlighted = np.asarray(rows if rows is not None else [], dtype=np.int64)
+        points = self._shown_points()
+        if points is None:
+            self.rings.setData([], [])
+            return
+        frame_rows = np.fromiter((d[0] for d in points.data), dtype=np.int64, count=len(points.data))
+        x, y = ring_positions(frame_rows, points.x, points.y, self._highlighted)
+        self.rings.setData(x=x, y=y)
+
+    def _shown_points(self) -> PointSet | None:
+        """The points of the view on screen (roofline or bandwidth), ``None`` when there are none."""
+        if self.view is None:
+            return None
+        points = self.view.bandwidth if self.mode.currentData() == "bandwidth" else self.view.roofline
+        return points if points is not None and len(points.x) else None
+
     def _redraw(self) -> None:
         view = self.view
         bandwidth = self.mode.currentData() == "bandwidth"
@@ -247,6 +268,7 @@ class RooflineChart(QWidget):
         if view is None or points is None or not len(points.x):
             self.scatter.setData([], [])
             self.step_marker.setData([], [])
+            self.rings.setData([], [])
             self.page.show_message(self._empty_text(view, bandwidth))
             self.caption.setText(view.caption if view is not None else "")
             return
@@ -269,6 +291,7 @@ class RooflineChart(QWidget):
             if points.total > shown else ""
         self.plot.setTitle((self.tr("Bandwidth") if bandwidth else self.tr("Roofline")) + more)
         self.caption.setText(view.caption)
+        self.set_highlight(self._highlighted)
 
     def _empty_text(self, view: RooflineView | None, bandwidth: bool) -> str:
         if view is None:

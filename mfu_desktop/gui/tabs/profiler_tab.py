@@ -60,7 +60,7 @@ from mfu_desktop.gui.staging import Stager
 from mfu_desktop.gui.table_view import TableView
 from mfu_desktop.gui.views.base import ProfilerView, SelectionBus, ViewContext
 from mfu_desktop.gui.views.registry import view_classes
-from mfu_desktop.gui.widgets import Card, InfoBar
+from mfu_desktop.gui.widgets import Card, ElidedLabel, InfoBar
 from mfu_desktop.gui.workers import JobRunner
 
 CHANNEL = "profile"
@@ -129,6 +129,7 @@ class ProfilerTab(QWidget):
         self.bus = SelectionBus(self)
         self.bus.kernel_requested.connect(self.select_kernel)
         self.bus.rank_requested.connect(self.select_rank)
+        self.bus.kernels_highlighted.connect(self._highlight_kernels)
         context = ViewContext(self.bus, self.runner, lambda: self.catalog,
                               lambda: self.result.options if self.result is not None else self.options())
         self.views: list[ProfilerView] = []
@@ -257,6 +258,16 @@ class ProfilerTab(QWidget):
             filters.addWidget(w)
         self.kernel_count = QLabel("")
         filters.addWidget(self.kernel_count)
+        self.highlight_label = ElidedLabel("")
+        self.highlight_label.setStyleSheet("color: #c62828;")
+        self.highlight_clear = QPushButton(self.tr("Show all kernels"))
+        self.highlight_clear.setToolTip(self.tr("Stop showing only the highlighted kernels"))
+        self.highlight_clear.clicked.connect(lambda: self.bus.highlight(None))
+        self.highlight_label.setVisible(False)
+        filters.addWidget(self.highlight_label, 1)
+        self.highlight_clear.setVisible(False)
+        filters.addWidget(self.highlight_clear)
+        self._highlighted: np.ndarray | None = None
         return filters
 
     def _build_kernel_explain(self) -> QWidget:
@@ -523,6 +534,8 @@ class ProfilerTab(QWidget):
 
     def _show_cluster(self) -> None:
         assert self.result is not None
+        if self._highlighted is not None:
+            self.bus.highlight(None)
         self.current = None
         cluster = self.result.cluster
         rate = cluster.rate
@@ -548,6 +561,7 @@ class ProfilerTab(QWidget):
             caption += "\n" + self.tr("step {0} ms (mean per rank); slowest rank {1}: {2} ms").format(
                 sig(step.mean / 1000), step.slowest_rank, sig(step.slowest_value / 1000))
         self.card_step.set(f"{pct(span[0])}–{pct(span[1])}" if span else "–", caption)
+        self.card_cube.caption.setText(self.tr("Cube utilisation (not MFU)"))
         self.card_cube.set(
             pct(cluster.cube_utilization_mean) if cluster.cube_utilization_mean is not None else "–",
             self.tr("mean over ranks"),
@@ -609,6 +623,8 @@ class ProfilerTab(QWidget):
         self.action_message.emit(self.tr("Copied {0}").format(self.shown_path))
 
     def _show_rank(self, r: RankAnalysis | None) -> None:
+        if self._highlighted is not None and r is not self.current:  # highlighted rows belong to the rank shown
+            self.bus.highlight(None)
         self.current = r
         if r is not None and r.lite:
             fill_summary_tables(r)
@@ -651,6 +667,7 @@ class ProfilerTab(QWidget):
             self.card_step.set(f"{pct(s.mfu_step_range[0])}–{pct(s.mfu_step_range[1])}", self.tr("chip not confirmed"))
         else:
             self.card_step.set("–", self.tr("no step trace") if s.step_time_us is None else "")
+        self.card_cube.caption.setText(self._matrix_unit_caption(r.folder.vendor))
         self.card_cube.set(
             pct(s.cube_utilization) if s.cube_utilization is not None else "–",
             self.tr("duration-weighted over cube/mix kernels") if r.folder.vendor == "Huawei"
@@ -669,6 +686,12 @@ class ProfilerTab(QWidget):
         self._stage += 1
         stage = self._stage
         self._later(lambda: self._show_rank_tables(r, stage))
+
+    def _matrix_unit_caption(self, vendor: str | None) -> str:
+        """The utilisation card's title in the vendor's words (Cube, Tensor Core, Matrix Core)."""
+        captions = {"NVIDIA": self.tr("Tensor Core util"), "AMD": self.tr("Matrix Core util"),
+                    "GPU": self.tr("Matrix unit util")}
+        return captions.get(vendor or "", self.tr("Cube utilisation (not MFU)"))
 
     def _show_rank_tables(self, r: RankAnalysis, stage: int) -> None:
         if stage != self._stage or self.current is not r:
@@ -829,10 +852,27 @@ class ProfilerTab(QWidget):
             mask &= model.values_mask("status", {self.filter_status.currentData()})
         if self.filter_class.currentData():
             mask &= model.values_mask("klass", {self.filter_class.currentData()})
+        if self._highlighted is not None:
+            shown = np.zeros(len(model.frame), dtype=bool)
+            rows = self._highlighted[(self._highlighted >= 0) & (self._highlighted < len(shown))]
+            shown[rows] = True
+            mask &= shown
         model.set_mask(None if mask.all() else mask)
         self.kernel_count.setText(
             self.tr("{0} of {1} kernels").format(f"{model.rowCount():,}", f"{len(model.frame):,}")
         )
+
+    def _highlight_kernels(self, rows: np.ndarray, label: str) -> None:
+        """A view highlighted kernels: the Kernels table shows only them, the scatter and roofline ring them."""
+        self._highlighted = np.asarray(rows, dtype=np.int64) if len(rows) else None
+        on = self._highlighted is not None
+        self.highlight_label.set_text(self.tr("Highlighted: {0} ({1} kernels)").format(label, f"{len(rows):,}")
+                                      if on else "")
+        for w in (self.highlight_label, self.highlight_clear):
+            w.setVisible(on)
+        self.scatter.set_highlight(self._highlighted)
+        self.roofline.set_highlight(self._highlighted)
+        self._apply_filters()
 
     def _kernel_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid() or self.current is None:
@@ -844,7 +884,7 @@ class ProfilerTab(QWidget):
         record = self.current.kernels.iloc[row].to_dict()
         derivation, prefill = explain_kernel(
             record, self.current.summary.chip, self.current.summary.peak_source, self.options().flops,
-            chip_bandwidth(self.current.chip),
+            chip_bandwidth(self.current.chip), self.current.folder.vendor,
         )
         self.kernel_derivation.setMarkdown(derivation_markdown(derivation))
         self._prefill = prefill
@@ -853,6 +893,9 @@ class ProfilerTab(QWidget):
     def select_kernel(self, source_row: int) -> None:
         """Select a kernel (frame position) in the kernel table, clearing filters that hide it."""
         row = self.kernel_model.view_row(source_row)
+        if row < 0 and self._highlighted is not None and source_row not in self._highlighted:
+            self.bus.highlight(None)
+            row = self.kernel_model.view_row(source_row)
         if row < 0:
             for w in (self.filter_type, self.filter_name):
                 w.blockSignals(True)

@@ -4,12 +4,16 @@
   ``correlation`` → the runtime launch → the innermost op on that thread around the launch).
   Its FLOPs belong to the innermost op *with a FLOP rule* at or above the launching op
   (``aten::addmm`` under ``aten::linear``; ``aten::_scaled_dot_product_flash_attention`` above
-  ``aten::_flash_attention_forward``), spread over that op's kernels by time.
+  ``aten::_flash_attention_forward``), spread over that op's kernels by time. A ruled op with
+  a ruled descendant is decomposed: its other children (the bias ``aten::add_`` of a linear
+  that became ``matmul → mm`` + ``add_``) carry no FLOPs and are judged by their bytes.
 * **Classes.** Kernels of ops with a FLOP rule are matrix work (``GPU_MATRIX``), NCCL/RCCL
   kernels communication, memcpy/memset copies, everything else vector.
-* **Steps** from ``ProfilerStep#N`` (the GPU range when traced, else the CPU range of the
-  launching ops): computing / communication not overlapped / free by the same interval
-  arithmetic as Ascend's step trace.
+* **TF32** (:mod:`.precision`): FP32 matmul kernels that ran on tensor cores are marked for the
+  TF32 peak.
+* **Steps** (:mod:`.steps`): disjoint, ordered windows from ``ProfilerStep#N`` — the GPU range
+  when it holds the kernels its CPU step launched, else their GPU span — and the breakdown by
+  the same interval arithmetic as Ascend's step trace.
 
 Everything is vectorised: the op tree is built level by level (ops nest by time on a thread),
 regexes run once per distinct kernel name, texts stay interned codes up to the categoricals.
@@ -18,22 +22,22 @@ regexes run once per distinct kernel name, texts stay interned codes up to the c
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from mfu_desktop.core.readers import columns as C
+from mfu_desktop.core.readers.kineto.device import GpuDevice
 from mfu_desktop.core.readers.kineto.events import TraceEvents
+from mfu_desktop.core.readers.kineto.precision import fp32_inputs, tf32_column, tf32_note
+from mfu_desktop.core.readers.kineto.steps import KernelTimes, step_breakdown, step_windows
 from mfu_desktop.core.readers.step_trace import StepTrace
 
 #: Kernels of collective communication libraries.
 COMM_KERNEL = re.compile(r"nccl|rccl", re.IGNORECASE)
 #: Matrix-unit kernels recognised by name when no op says so (GPU-only traces).
 MATRIX_KERNEL = re.compile(r"gemm|cutlass|xmma|cublas|hipblaslt|Cijk_|flash|fmha|conv", re.IGNORECASE)
-#: FP32 matmul kernels that ran on TF32 tensor cores say so in their names.
-TF32_KERNEL = re.compile(r"tf32|xf32", re.IGNORECASE)
 
 
 # --- the op tree ----------------------------------------------------------------------------
@@ -87,6 +91,15 @@ class OpTree:
             out[ops] = np.where(marked[ops], ops, inherited)
         return out
 
+    def above(self, marked: np.ndarray) -> np.ndarray:
+        """For each op, True when one of its descendants (not itself) is marked (one pass per level, deepest first)."""
+        out = np.zeros(len(marked), dtype=bool)
+        for ops in reversed(self.levels()):
+            par = self.parent[ops]
+            hit = (par >= 0) & (marked[ops] | out[ops])
+            out[par[hit]] = True
+        return out
+
     def innermost_at(self, thread: int, times: np.ndarray) -> np.ndarray:
         """The innermost op of ``thread`` open at each time (−1 when none)."""
         rows = self.threads.get(thread)
@@ -134,106 +147,6 @@ def launching_ops(ev: TraceEvents, tree: OpTree, ext: object = None, corr: objec
     return out
 
 
-# --- steps ----------------------------------------------------------------------------------
-
-
-def union_length(starts: np.ndarray, ends: np.ndarray) -> float:
-    """Total length covered by intervals (overlaps counted once)."""
-    if len(starts) == 0:
-        return 0.0
-    order = np.argsort(starts, kind="stable")
-    s, e = starts[order], ends[order]
-    reach = np.maximum.accumulate(e)
-    new = np.concatenate([[True], s[1:] > reach[:-1]])
-    block_start = s[new]
-    block_end = np.maximum.reduceat(e, np.flatnonzero(new))
-    return float((block_end - block_start).sum())
-
-
-def step_breakdown(steps: list[tuple[int, float, float]], start: np.ndarray, end: np.ndarray,
-                   comm: np.ndarray, step_of: np.ndarray) -> pd.DataFrame:
-    """Per step: computing, communication (not overlapped, overlapped), free and the step time (µs).
-
-    ``steps`` gives each step's window; kernels are clipped to it. Computing = union of the
-    non-communication kernels; not-overlapped communication = union of all − computing;
-    free = window − union of all (profiler-formats.md §13).
-    """
-    rows = []
-    for step, lo, hi in steps:
-        mine = step_of == step
-        s, e = np.clip(start[mine], lo, hi), np.clip(end[mine], lo, hi)
-        is_comm = comm[mine]
-        computing = union_length(s[~is_comm], e[~is_comm])
-        everything = union_length(s, e)
-        communication = union_length(s[is_comm], e[is_comm])
-        not_overlapped = everything - computing
-        span = hi - lo
-        rows.append({"step": str(step), "computing": computing, "comm_not_overlapped": not_overlapped,
-                     "overlapped": communication - not_overlapped, "communication": communication,
-                     "free": max(span - everything, 0.0), "stage": span, "bubble": 0.0,
-                     "step_time_us": computing + not_overlapped + max(span - everything, 0.0)})
-    return pd.DataFrame(rows)
-
-
-def _windows_of(windows: list[tuple[int, float, float]], times: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """The step whose window holds each time (−1 outside every window)."""
-    lo = np.array([w[1] for w in windows])
-    hi = np.array([w[2] for w in windows])
-    pos = np.searchsorted(lo, times, side="right") - 1
-    ok = valid & (pos >= 0) & (times <= hi[np.clip(pos, 0, None)])
-    return np.where(ok, np.array([w[0] for w in windows])[np.clip(pos, 0, None)], -1)
-
-
-def assign_steps(ev: TraceEvents, start: np.ndarray, end: np.ndarray, launching: np.ndarray,
-                 op_ts: np.ndarray) -> tuple[list[tuple[int, float, float]], np.ndarray, str]:
-    """Step windows, each kernel's step (−1 outside), and where the steps came from."""
-    if ev.gpu_steps:
-        windows = sorted(ev.gpu_steps, key=lambda s: s[1])
-        return windows, _windows_of(windows, start, np.ones(len(start), bool)), "ProfilerStep# on the GPU timeline"
-    if ev.cpu_steps and len(op_ts):
-        windows = sorted(ev.cpu_steps, key=lambda s: s[1])
-        has_op = launching >= 0
-        step_of = _windows_of(windows, np.where(has_op, op_ts[np.clip(launching, 0, None)], np.nan), has_op)
-        gpu_windows = []
-        for step, _, _ in windows:  # a handful of steps
-            mine = step_of == step
-            if mine.any():
-                gpu_windows.append((step, float(start[mine].min()), float(end[mine].max())))
-        return gpu_windows, step_of, "ProfilerStep# on the CPU (GPU span of the kernels it launched)"
-    return [], np.full(len(start), -1, dtype=np.int64), "no ProfilerStep ranges"
-
-
-@dataclass
-class GpuDevice:
-    """One GPU as ``deviceProperties`` describes it."""
-
-    name: str
-    vendor: str
-    sms: int | None = None
-    memory_gb: float | None = None
-    compute: str = ""
-
-
-def device_of(header: dict[str, Any], device_ids: np.ndarray) -> GpuDevice | None:
-    """The GPU most kernels ran on, from ``deviceProperties``."""
-    props = header.get("deviceProperties")
-    if not isinstance(props, list) or not props:
-        return None
-    ids = device_ids[device_ids >= 0]
-    main = int(np.bincount(ids).argmax()) if len(ids) else None
-    chosen = next((p for p in props if isinstance(p, dict) and p.get("id") == main), None) or props[0]
-    if not isinstance(chosen, dict):
-        return None
-    name = str(chosen.get("name", "unknown GPU"))
-    vendor = "AMD" if "AMD" in name.upper() or "hip_runtime_version" in header else (
-        "NVIDIA" if "NVIDIA" in name.upper() or "cuda_runtime_version" in header else "GPU")
-    mem = chosen.get("totalGlobalMem")
-    sms = chosen.get("numSms")
-    return GpuDevice(name, vendor, int(sms) if isinstance(sms, int) else None,
-                     float(mem) / 2**30 if isinstance(mem, (int, float)) else None,
-                     f"{chosen.get('computeMajor', '')}.{chosen.get('computeMinor', '')}")
-
-
 # --- the frame ------------------------------------------------------------------------------
 
 
@@ -253,16 +166,37 @@ def _text_column(codes: np.ndarray, table: np.ndarray) -> pd.Categorical:
                                      categories=list(index))
 
 
-def kernel_frame(ev: TraceEvents) -> tuple[pd.DataFrame, StepTrace | None, list[str]]:
-    """The canonical kernel frame of a trace, its step trace and notes on what was (not) found."""
-    notes: list[str] = []
+@dataclass
+class TraceFrame:
+    """What a trace gives a rank: its kernels, its step trace, warnings and notes."""
+
+    kernels: pd.DataFrame
+    steps: StepTrace | None
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def flop_ops(ev: TraceEvents, tree: OpTree, launching: np.ndarray) -> np.ndarray:
+    """Per kernel, the op whose FLOPs it carries (−1: none): the innermost op with a FLOP rule at or above its launcher.
+
+    A ruled op with a ruled descendant (``aten::linear`` → ``aten::matmul`` → ``aten::mm``) is decomposed:
+    its FLOPs are counted at the descendant, and its other children (the bias ``aten::add_``) get none.
+    """
+    ruled = ev.ruled_ops()
+    if not len(ruled) or not len(launching):
+        return np.full(len(launching), -1, dtype=np.int64)
+    nearest = tree.nearest(ruled & ~tree.above(ruled))
+    return np.where(launching >= 0, nearest[np.clip(launching, 0, None)], -1)
+
+
+def kernel_frame(ev: TraceEvents, device: GpuDevice | None = None) -> TraceFrame:
+    """The canonical kernel frame of a trace, its step trace and what was (not) found."""
     n = ev.kernels
     op_ts = np.frombuffer(ev.op_ts, dtype=np.float64)
     op_end = op_ts + np.frombuffer(ev.op_dur, dtype=np.float64)
     tree = OpTree(op_ts, op_end, np.frombuffer(ev.op_thread, dtype=np.int64))
-    nearest = tree.nearest(ev.ruled_ops())
     launching = launching_ops(ev, tree) if n else np.zeros(0, dtype=np.int64)
-    ruled = np.where(launching >= 0, nearest[np.clip(launching, 0, None)] if len(nearest) else -1, -1)
+    ruled = flop_ops(ev, tree, launching)
     start = np.frombuffer(ev.k_ts, dtype=np.float64)
     dur = np.frombuffer(ev.k_dur, dtype=np.float64)
     k_name = np.frombuffer(ev.k_name, dtype=np.int32).astype(np.int64)
@@ -274,37 +208,36 @@ def kernel_frame(ev: TraceEvents) -> tuple[pd.DataFrame, StepTrace | None, list[
     op_of = np.where(ruled >= 0, ruled, launching)
     share = _flops_share(op_of, dur, ev.ops)
     if len(ev.x_ext):  # an op whose kernel was excluded cannot share its FLOPs over the kernels left
-        share[np.isin(op_of, _ops_of_excluded(ev, tree, nearest))] = np.nan
-    shapes, dtypes, attrs = _op_cells(ev, op_of, ruled, k_name)
-    windows, step_of, step_source = assign_steps(ev, start, start + dur, launching, op_ts)
-    table = ev.strings.table()  # after _op_cells: it may intern TF32 dtype lists
+        share[np.isin(op_of, _ops_of_excluded(ev, tree))] = np.nan
+    shapes, dtypes, attrs = _op_cells(ev, op_of)
+    tf32 = tf32_column(ev.strings.values, k_name, fp32_inputs(ev.strings.values, dtypes), ruled, device)
+    times = KernelTimes(start, start + dur, is_comm, ~is_comm & ~copy, np.frombuffer(ev.k_stream, dtype=np.int64),
+                        np.where(launching >= 0, op_ts[np.clip(launching, 0, None)] if ev.ops else np.nan, np.nan))
+    steps = step_windows(ev.cpu_steps, ev.gpu_steps, times)
+    table = ev.strings.table()
     frame = pd.DataFrame({
-        C.STEP_ID: np.where(step_of >= 0, step_of, np.nan).astype(np.float32),
+        C.STEP_ID: np.where(steps.step_of >= 0, steps.step_of, np.nan).astype(np.float32),
         C.NAME: _text_column(k_name, table),
         C.OP_TYPE: _text_column(np.where(op_of >= 0, op_name[np.clip(op_of, 0, None)] if ev.ops else -1, -1), table),
         C.CORE_TYPE: pd.Categorical.from_codes(core, categories=["GPU_COMM", "GPU_COPY", "GPU_MATRIX", "GPU_VECTOR"]),
         C.START_NS: np.round(start * 1000.0).astype(np.int64),
         C.DURATION_US: dur.copy(),
+        C.HF32_ELIGIBLE: tf32,
         C.INPUT_SHAPES: _text_column(shapes, table),
         C.INPUT_DTYPES: _text_column(dtypes, table),
         C.ATTRIBUTES: _text_column(attrs, table),
-        C.FLOPS_SHARE: share,  # float64: FLOPs × share must add up to the op's FLOPs exactly
-        C.STREAM_ID: np.frombuffer(ev.k_stream, dtype=np.int64).copy(),
+        C.FLOPS_SHARE: share,  # float64: FLOPs × share must add up to the op's FLOPs
+        C.STREAM_ID: times.stream.copy(),
     })
-    notes.extend(_link_notes(ev, launching))
-    trace = None
-    if windows:
-        trace = StepTrace(step_breakdown(windows, start, start + dur, is_comm, step_of), f"Kineto {step_source}")
-    else:
-        notes.append("no ProfilerStep# range: step time and step MFU unavailable (use torch.profiler.schedule / "
-                     "prof.step())")
-    return frame, trace, notes
+    trace = StepTrace(step_breakdown(steps.windows, times), f"Kineto {steps.source}") if steps.windows else None
+    notes = [*steps.notes, tf32_note(tf32, device.vendor if device else "GPU")]
+    return TraceFrame(frame, trace, [*_link_notes(ev, launching), *steps.warnings], [n for n in notes if n])
 
 
-def _ops_of_excluded(ev: TraceEvents, tree: OpTree, nearest: np.ndarray) -> np.ndarray:
-    """The ops (the ruled one above, else the launching one) of the kernels excluded for unusable times."""
+def _ops_of_excluded(ev: TraceEvents, tree: OpTree) -> np.ndarray:
+    """The ops (the one carrying its FLOPs, else the launching one) of the kernels excluded for unusable times."""
     launching = launching_ops(ev, tree, ev.x_ext, ev.x_corr)
-    ruled = np.where(launching >= 0, nearest[np.clip(launching, 0, None)] if len(nearest) else -1, -1)
+    ruled = flop_ops(ev, tree, launching)
     op_of = np.where(ruled >= 0, ruled, launching)
     return np.unique(op_of[op_of >= 0])
 
@@ -321,8 +254,8 @@ def _flops_share(op_of: np.ndarray, dur: np.ndarray, ops: int) -> np.ndarray:
     return share
 
 
-def _op_cells(ev: TraceEvents, op_of: np.ndarray, ruled: np.ndarray, k_name: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Shape, dtype and attribute codes per kernel from its op (FP32 inputs on TF32 kernels → TF32).
+def _op_cells(ev: TraceEvents, op_of: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Shape, dtype and attribute codes per kernel from its op (−1 = none).
 
     ``op_of`` is the ruled op where there is one, else the launching op (its shapes give bytes).
     """
@@ -335,18 +268,7 @@ def _op_cells(ev: TraceEvents, op_of: np.ndarray, ruled: np.ndarray, k_name: np.
         codes = np.frombuffer(column, dtype=np.int32).astype(np.int64)
         return np.where(op_of >= 0, codes[at], -1)
 
-    shapes, dtypes, attrs = cells(ev.op_dims), cells(ev.op_types), cells(ev.op_concrete)
-    tf32_kernel = _name_flags(ev.strings.values, TF32_KERNEL)[k_name] & (ruled >= 0)
-    if tf32_kernel.any():
-        op_tf32 = np.zeros(ev.ops, dtype=bool)
-        op_tf32[ruled[tf32_kernel]] = True
-        rows = np.flatnonzero((ruled >= 0) & op_tf32[at] & (dtypes >= 0))
-        for code in np.unique(dtypes[rows]).tolist():  # a few distinct dtype lists
-            text = ev.strings.values[code]
-            first, _, rest = text.partition(";")
-            if first.strip().lower() == "float":
-                dtypes[rows[dtypes[rows] == code]] = ev.strings.code("TF32;" + rest)
-    return shapes, dtypes, attrs
+    return cells(ev.op_dims), cells(ev.op_types), cells(ev.op_concrete)
 
 
 def _link_notes(ev: TraceEvents, launching: np.ndarray) -> list[str]:

@@ -73,7 +73,8 @@ class KinetoReader:
         import numpy as np
 
         from mfu_desktop.core.readers.kineto.byte_stream import TraceFormatError
-        from mfu_desktop.core.readers.kineto.frame import device_of, kernel_frame
+        from mfu_desktop.core.readers.kineto.device import device_of
+        from mfu_desktop.core.readers.kineto.frame import kernel_frame
         from mfu_desktop.core.readers.kineto.parallel import decode_trace
         from mfu_desktop.core.readers.kineto.read import decode_notes
 
@@ -86,13 +87,14 @@ class KinetoReader:
         from mfu_desktop.core.readers.memory.kineto import trace_memory
 
         data.raw["kineto_memory"] = trace_memory(ev, path.name)  # for the memory enricher
-        frame, trace, notes = kernel_frame(ev)
+        device = device_of(ev.header, np.frombuffer(ev.k_device, dtype=np.int64))
+        traced = kernel_frame(ev, device)
+        frame = traced.kernels
         if frame.empty:
             data.error = f"{path.name} has no GPU kernels (was the CUDA/ROCm activity profiled?)"
             return
         data.kernels = frame
-        data.step_trace = trace
-        device = device_of(ev.header, np.frombuffer(ev.k_device, dtype=np.int64))
+        data.step_trace = traced.steps
         data.device = device
         if device is not None:
             data.device_name = device.name
@@ -107,6 +109,7 @@ class KinetoReader:
             export_type=["trace"], rank_id=folder.rank)
         data.kernel_source = (f"kernels from {path.name} ({len(frame):,} GPU kernels, {ev.ops:,} CPU ops"
                               f"{', ' + device.name if device else ''})")
-        data.problems.extend(decode_notes(ev) + notes)
+        data.problems.extend(decode_notes(ev) + traced.warnings)
+        data.notes.extend(traced.notes)
         if not ev.ops:
             data.missing_columns = [C.INPUT_SHAPES]
