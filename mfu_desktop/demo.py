@@ -506,7 +506,8 @@ def generate(root: Path, ranks: int = 8, steps: int = 2, kernels: int | None = N
 
 def main(argv: list[str] | None = None) -> int:
     """Command line of the generator."""
-    parser = argparse.ArgumentParser(prog="python -m mfu_desktop.demo", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m mfu_desktop.demo", description=__doc__.splitlines()[0],
+                                     allow_abbrev=False)
     parser.add_argument("out", type=Path, help="output folder")
     parser.add_argument("--ranks", type=int, default=8)
     parser.add_argument("--steps", type=int, default=2)

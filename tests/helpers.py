@@ -165,3 +165,40 @@ def write_profiler_db(path: Path, ops: list[dict], marks: list[tuple[str, int, i
     conn.commit()
     conn.close()
     return path
+
+
+# --- the Trace Event Format (Chrome trace JSON) ----------------------------------------------------
+
+#: Metadata event names of the Trace Event Format and the argument each carries.
+TRACE_METADATA = {"process_name": "name", "process_labels": "labels", "process_sort_index": "sort_index",
+                  "thread_name": "name", "thread_sort_index": "sort_index"}
+
+
+def check_trace_event_format(data: dict) -> dict[str, int]:
+    """Check a Chrome trace against the Trace Event Format's documented keys; return the count per phase.
+
+    The JSON Object Format: ``traceEvents`` (a list), optional ``displayTimeUnit`` ("ms" or "ns") and
+    ``otherData``. Every event: ``name`` and ``ph``, an integer ``pid``; complete events (``X``) ``ts``,
+    ``dur`` ≥ 0 and ``tid``; counters (``C``) ``ts`` and numeric ``args``; flows (``s``/``f``) ``id``, ``ts``,
+    ``tid``; metadata (``M``) one of the five documented names with its argument.
+    """
+    assert isinstance(data, dict) and isinstance(data.get("traceEvents"), list)
+    assert data.get("displayTimeUnit", "ms") in ("ms", "ns")
+    counts: dict[str, int] = {}
+    for e in data["traceEvents"]:
+        ph = e["ph"]
+        counts[ph] = counts.get(ph, 0) + 1
+        assert isinstance(e["name"], str) and isinstance(e["pid"], int), e
+        if ph in ("X", "C", "s", "f"):
+            assert isinstance(e["ts"], (int, float)) and e["ts"] >= 0, e
+        if ph == "X":
+            assert isinstance(e["tid"], int) and isinstance(e["dur"], (int, float)) and e["dur"] >= 0, e
+        elif ph == "C":
+            assert e["args"] and all(isinstance(v, (int, float)) or v is None for v in e["args"].values()), e
+        elif ph in ("s", "f"):
+            assert isinstance(e["id"], int) and isinstance(e["tid"], int), e
+        elif ph == "M":
+            assert e["name"] in TRACE_METADATA and TRACE_METADATA[e["name"]] in e["args"], e
+        else:
+            raise AssertionError(f"unexpected phase {ph!r}")
+    return counts

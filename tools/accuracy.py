@@ -161,7 +161,7 @@ def refresh_traces() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Write or check ``docs/accuracy.md``; return a process exit code."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--check", action="store_true", help="exit 1 when docs/accuracy.md is stale")
     parser.add_argument("--refresh-traces", action="store_true", help="re-derive the TraceLens rows first")
     args = parser.parse_args(argv)

@@ -113,7 +113,7 @@ def missing_from_subset() -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--check", action="store_true", help="only check that the shipped subset covers the UI")
     args = parser.parse_args(argv)
     if args.check:

@@ -105,7 +105,7 @@ def outputs() -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("action", choices=["record", "compare"])
     parser.add_argument("folder", type=Path)
     args = parser.parse_args(argv)

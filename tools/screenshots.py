@@ -2,7 +2,9 @@
 
 Plus ``en-ascend-and-gpu.png``: the demo's Ascend ranks and two PyTorch profiler traces in one
 window (the TraceLens H100 / MI300X traces of ../shared/samples when present, else a generated
-H100 trace), the H100 rank selected.
+H100 trace), the H100 rank selected. And the Timeline view: the demo's cluster
+(``en-timeline-cluster.png``) and, when ../shared/samples is present, the public Level2 db rank
+(``{en,zh_CN}-timeline-ascend.png``) and the TraceLens H100 trace (``en-timeline-gpu.png``) at 1280×800.
 
 Usage::
 
@@ -32,7 +34,7 @@ VIEWS = {"advisor": ["--tab", "profiler", "--rank", "5", "--view", "advisor"]}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -56,7 +58,28 @@ def main(argv: list[str] | None = None) -> int:
                "--screenshot", str(target)]
         subprocess.run(cmd, env=env, check=True, capture_output=True)
         print(f"wrote {target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}")
+        for name, source, lang in timeline_shots():
+            target = args.out / name
+            cmd = [sys.executable, "-m", "mfu_desktop.gui.app", *source, "--lang", lang, "--tab", "profiler",
+                   "--view", "timeline", "--size", "1280x800", "--screenshot", str(target)]
+            subprocess.run(cmd, env=env, check=True, capture_output=True)
+            print(f"wrote {target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}")
     return 0
+
+
+def timeline_shots() -> list[tuple[str, list[str], str]]:
+    """The Timeline images: (file, what to open, language)."""
+    shots = [("en-timeline-cluster.png", ["--demo"], "en")]
+    samples = ROOT.parent / "shared" / "samples"
+    ascend = samples / "msinsight" / "test" / "data" / "pytorch" / "db" / "level2" / "rank0_ascend_pt"
+    gpu = samples / "tracelens" / "h100" / "Falconsai_nsfw_image_detection__1016002.json.gz"
+    if ascend.exists() and gpu.exists():
+        shots += [("en-timeline-ascend.png", [str(ascend)], "en"),
+                  ("zh_CN-timeline-ascend.png", [str(ascend)], "zh_CN"),
+                  ("en-timeline-gpu.png", [str(gpu)], "en")]
+    else:
+        print("../shared/samples not found: the sample timelines are not rendered")
+    return shots
 
 
 def mixed_folder(root: Path) -> Path:

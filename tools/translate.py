@@ -67,7 +67,7 @@ def apply(ts: Path, rows: list[tuple[str, str, str]]) -> tuple[int, list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--list", action="store_true", help="print unfinished strings as TSV")
     group.add_argument("--apply", type=Path, metavar="TSV", help="context, source, translation per line")

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mfu_desktop.cli.common import EXIT_NOTHING, EXIT_OK, EXIT_USAGE
+from mfu_desktop.cli.common import EXIT_NOTHING, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, UsageError
 from mfu_desktop.cli.profile_options import (
     ConsoleProgress,
     NoPath,
@@ -20,8 +21,10 @@ from mfu_desktop.cli.profile_options import (
     analysis_options,
     nothing_analysed,
     profile_paths,
+    split_sources,
 )
 from mfu_desktop.core.analysis import memory_text
+from mfu_desktop.core.analysis.kernel_names import short_name
 from mfu_desktop.core.analysis.roofline_figures import judged_figure, roofline_text
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
@@ -53,7 +56,7 @@ def _print_hot(title: str, rows: list[dict[str, Any]], top: int, by: str) -> Non
         return
     print(f"   {title}")
     print(f"     {'lost µs/step' if by == 'lost_us' else 'time µs/step':>14} {'share':>7} {'MFU / BW':>10} "
-          f"{'calls/step':>10}  type [input shapes]")
+          f"{'kernels/step':>12}  type [input shapes]")
     for row in rows[:top]:
         fraction = summary.number(row.get("time_share"))  # merged cluster rows have no share
         share = f"{fraction * 100:.1f} %" if fraction is not None else ""
@@ -61,7 +64,7 @@ def _print_hot(title: str, rows: list[dict[str, Any]], top: int, by: str) -> Non
         figure = f"{label} {pct(value)}" if value is not None else "–"
         shapes = f" [{row['input_shapes']}]" if row.get("input_shapes") else ""
         print(f"     {_us(row.get(by)):>14} {share:>7} {figure:>10} "
-              f"{calls(row.get('count') or 0):>10}  {row.get('type')}{shapes}")
+              f"{calls(row.get('count') or 0):>12}  {short_name(str(row.get('type')))}{shapes}")
 
 
 def _print_rank(d: dict[str, Any], top: int) -> None:
@@ -93,9 +96,10 @@ def _print_rank(d: dict[str, Any], top: int) -> None:
     _print_hot(f"top {min(top, len(hot))} by time, per step:", hot, top, "time_us")
     if d["excluded"]:
         print("   excluded from FLOPs-based MFU (per step):")
-        print(f"     {'calls/step':>10} {'time µs/step':>14}  type: reason")
+        print(f"     {'kernels/step':>12} {'time µs/step':>14}  type: reason")
         for row in d["excluded"]:
-            print(f"     {calls(row['count'] or 0):>10} {_us(row['time_us']):>14}  {row['type']}: {row['reason']}")
+            print(f"     {calls(row['count'] or 0):>12} {_us(row['time_us']):>14}  {short_name(str(row['type']))}: "
+                  f"{row['reason']}")
     for w in d["warnings"]:
         print(f"   warning: {w}")
 
@@ -104,14 +108,32 @@ def _print_rank(d: dict[str, Any], top: int) -> None:
 RANK_BLOCKS_SHOWN = 4
 
 
-def _chosen_ranks(folder: dict[str, Any], choice: str | None) -> tuple[list[dict[str, Any]], str]:
-    """The rank blocks to print: all, a list, or (many ranks) the slowest, the fastest and the slow ones."""
+def rank_choice(text: str) -> str | list[int]:
+    """``--ranks``: ``all`` or comma-separated rank ids (−1, −2 … for traces without a rank id)."""
+    if text.strip().lower() == "all":
+        return "all"
+    parts = [p.strip() for p in text.split(",")]
+    if not all(re.fullmatch(r"-?\d+", p) for p in parts):
+        raise argparse.ArgumentTypeError(f"{text!r} is neither 'all' nor comma-separated rank ids (0,3)")
+    return [int(p) for p in parts]
+
+
+def _chosen_ranks(folder: dict[str, Any], choice: str | list[int] | None) -> tuple[list[dict[str, Any]], str]:
+    """The rank blocks to print: all, a list, or (many ranks) the slowest, the fastest and the slow ones.
+
+    Raises:
+        UsageError: When ``--ranks`` names a rank the profile does not have.
+    """
     ranks = folder["ranks"]
     if choice == "all" or (choice is None and len(ranks) <= RANK_BLOCKS_SHOWN):
         return ranks, ""
-    if choice:
-        wanted = {int(x) for x in choice.split(",") if x.strip().lstrip("-").isdigit()}
-        return [d for d in ranks if d["rank"] in wanted], ""
+    if isinstance(choice, list):
+        have = [d["rank"] for d in ranks]
+        missing = [r for r in choice if r not in have]
+        if missing:
+            raise UsageError(f"argument --ranks: {', '.join(map(str, missing))} not in the profile (its ranks: "
+                             f"{_rank_span(have)})")
+        return [d for d in ranks if d["rank"] in choice], ""
     timed = [d for d in ranks if d["step_time_us"]]
     keep: list[dict[str, Any]] = []
     if timed:
@@ -124,10 +146,18 @@ def _chosen_ranks(folder: dict[str, Any], choice: str | None) -> tuple[list[dict
                   "chosen ones)")
 
 
-def _print_cluster(folder: dict[str, Any], top: int) -> None:
+def _rank_span(ranks: list[int]) -> str:
+    """``0–7`` for consecutive ids, else the list."""
+    ids = sorted(ranks)
+    if ids and ids == list(range(ids[0], ids[-1] + 1)) and len(ids) > 2:
+        return f"{ids[0]}–{ids[-1]}"
+    return ", ".join(map(str, ids))
+
+
+def _print_cluster(folder: dict[str, Any], top: int, sources: list[str]) -> None:
     c = folder["cluster"]
     n = c["ranks"]
-    print(f"MFU Desktop — {n} rank(s) from {', '.join(folder['roots'])}")
+    print(f"MFU Desktop — {n} rank(s) from {', '.join(sources)}")
     print(f"{PER_STEP_CONVENTION}")
     print()
     print("== cluster" if n > 1 else "== profile")
@@ -173,17 +203,16 @@ def _pct_or_dash(value: float | None) -> str:
     return pct(value) if value is not None and value == value else "–"
 
 
-def _print_analysis(folder: dict[str, Any], top: int, ranks_choice: str | None) -> None:
-    _print_cluster(folder, top)
-    chosen, more = _chosen_ranks(folder, ranks_choice)
+def _print_analysis(folder: dict[str, Any], top: int, ranks_choice: str | list[int] | None,
+                    sources: list[str]) -> None:
+    chosen, more = _chosen_ranks(folder, ranks_choice)  # a bad --ranks is an error before anything is printed
+    _print_cluster(folder, top, sources)
     for d in chosen:
         print()
         _print_rank(d, top)
     if more:
         print()
         print(more)
-    for w in folder["warnings"]:
-        print(f"warning: {w}")
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -197,7 +226,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from mfu_desktop.core.store.summaries import is_summary
 
     if any(is_summary(p) for p in paths):
-        return _analyze_summary(paths, args)
+        return _analyze_summary(paths, args, options)
     catalog = ChipCatalog.load(extra_files=list(args.catalog or []))
     for problem in catalog.problems:
         print(f"warning: {problem}", file=sys.stderr)
@@ -210,8 +239,12 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     return _analyze_profiles(paths, options, catalog, args)
 
 
-def _analyze_summary(paths: list[Path], args: argparse.Namespace) -> int:
-    """Show a summary folder (alone: no other path, no export), read back from its documents."""
+def _analyze_summary(paths: list[Path], args: argparse.Namespace, options: AnalysisOptions) -> int:
+    """Show a summary folder (alone: no other path, no export), read back from its documents.
+
+    An analysis option the summary was not made with (``--chip`` of another chip …) is refused.
+    """
+    from mfu_desktop.core.pipeline.from_summary import summary_conflict
     from mfu_desktop.core.store.summaries import SummaryError, read_summary
 
     if len(paths) > 1 or args.export:
@@ -219,13 +252,21 @@ def _analyze_summary(paths: list[Path], args: argparse.Namespace) -> int:
               "kernels stay where the ranks are)", file=sys.stderr)
         return EXIT_USAGE
     try:
-        folder = read_summary(paths[0]).folder_document()
+        summary = read_summary(paths[0])
+        conflict = summary_conflict(summary, options, ChipCatalog.load(extra_files=list(args.catalog or [])))
     except SummaryError as exc:
         print(f"mfu analyze: error: {exc}", file=sys.stderr)
         return EXIT_NOTHING
+    except UnknownChipError as exc:
+        print(f"mfu analyze: error: argument --chip: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if conflict:
+        print(f"mfu analyze: error: {conflict}", file=sys.stderr)
+        return EXIT_USAGE
+    folder = summary.folder_document()
     if not folder["ranks"]:
         return nothing_analysed("analyze", folder["warnings"])
-    return _show(folder, args)
+    return _show(folder, args, summary.root)
 
 
 def _analyze_profiles(paths: list[Path], options: AnalysisOptions, catalog: ChipCatalog,
@@ -266,20 +307,38 @@ def _export(result: FolderAnalysis, args: argparse.Namespace) -> int | None:
     try:
         written = export_analysis(result, args.export, formats=("csv", "parquet"))
         if not args.json:
-            print(f"exported {len(written)} files to {args.export}")
+            print("wrote " + ", ".join(str(p) for p in written))
     except ExportError as exc:
         print(f"mfu analyze: error: argument --export: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return None
 
 
-def _show(folder: dict[str, Any], args: argparse.Namespace) -> int:
-    """Print a folder document as JSON or text."""
+def _show(folder: dict[str, Any], args: argparse.Namespace, summary_root: Path | None = None) -> int:
+    """Print a folder document as JSON or text; its warnings go to stderr.
+
+    Args:
+        folder: The folder document.
+        args: The parsed arguments.
+        summary_root: The summary folder the document was read from (its ranks live elsewhere).
+
+    Returns:
+        :data:`EXIT_OK`, or :data:`EXIT_PARTIAL` when a path given held no profile or a rank failed.
+    """
+    if summary_root is not None:
+        sources, skipped = [str(summary_root)], []
+    else:
+        given = [str(p) for p in profile_paths(args, args.paths)]
+        sources, skipped = split_sources(given, [str(d["path"]) for d in folder["ranks"]])
     if args.json:
+        if isinstance(args.ranks, list):
+            _chosen_ranks(folder, args.ranks)
         print(json.dumps(stamped(summary.analysis_json(folder)), ensure_ascii=False))
     else:
-        _print_analysis(folder, args.top, args.ranks)
-    return EXIT_OK
+        _print_analysis(folder, args.top, args.ranks, sources)
+    for w in folder["warnings"]:
+        print(f"warning: {w}", file=sys.stderr)
+    return EXIT_PARTIAL if skipped or folder["failed"] else EXIT_OK
 
 
 def add_command(sub: argparse._SubParsersAction) -> None:
@@ -289,12 +348,13 @@ def add_command(sub: argparse._SubParsersAction) -> None:
                          help="profiler folder(s) or file(s): a cluster root, *_ascend_pt rank folders, "
                          "ASCEND_PROFILER_OUTPUT, PyTorch profiler traces (*.pt.trace.json[.gz])")
     analyze.add_argument("--demo", action="store_true", help="analyse the demo profile shipped with MFU Desktop")
-    analyze.add_argument("--ranks", metavar="all|N,M",
+    analyze.add_argument("--ranks", type=rank_choice, metavar="all|N,M",
                          help=f"rank blocks to print (default: all up to {RANK_BLOCKS_SHOWN} ranks, else the slowest, "
                               "the fastest and the slow ones)")
     add_analysis_options(analyze)
     analyze.add_argument("--json", action="store_true", help="print one JSON object")
     analyze.add_argument("--export", type=Path, metavar="DIR",
-                         help="write annotated kernels (CSV + Parquet) and aggregates to DIR (never inside PATH)")
+                         help="write the annotated kernels (CSV + Parquet), every aggregate (CSV), summary.json and "
+                              "summary.md to DIR, never inside PATH; every file written is listed")
     analyze.add_argument("--no-cache", action="store_true", help="parse again even when a cached copy exists")
     analyze.set_defaults(func=cmd_analyze)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from mfu_desktop.cli.common import EXIT_OK, UsageError, catalog_from_args
 from mfu_desktop.core.chips.catalog import UnknownChipError
+from mfu_desktop.core.paths import user_catalog_path
 from mfu_desktop.core.report.json_contract import stamped
 
 
@@ -66,8 +67,8 @@ def cmd_chips(args: argparse.Namespace) -> int:
               f"{fmt('cube_fp32_tflops', 7)} {fmt('hbm_bandwidth_gbs', 7)} {fmt('interconnect_bandwidth', 6)}  "
               f"{chip.source} · {chip.confidence}")
     _print_legend(chips)
-    print(f"\n{len(chips)} chips; '–' = not published. Details: mfu chips NAME. Add a chip: README, section "
-          f"'{README_CHIP_SECTION}'.")
+    print(f"\n{len(chips)} chips; '–' = not published. Details: mfu chips NAME. Add a chip: a row in "
+          f"{user_catalog_path()} (or --catalog FILE), README section '{README_CHIP_SECTION}'.")
     return EXIT_OK
 
 

@@ -14,9 +14,14 @@ from mfu_desktop.core.chips.dtypes import ComputeDtype
 from mfu_desktop.core.formulas.shapes import ShapeError, parse_dims
 from mfu_desktop.core.report.json_contract import stamped
 
+#: Exit codes of every ``mfu`` command (README, "Command line").
 EXIT_OK = 0
+#: Nothing could be analysed (each reason on its own ``error:`` line).
 EXIT_NOTHING = 1
+#: A bad argument (one ``error:`` line naming it).
 EXIT_USAGE = 2
+#: The result is printed, but something given was skipped: a path that is not a profile, a rank that failed.
+EXIT_PARTIAL = 3
 EXIT_CANCELLED = 130
 
 #: Parsers of commands that have sub-commands (their help is printed when the sub-command is missing).
@@ -28,7 +33,15 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (``mfu calc gemm: error: argument --m: ...``)."""
+    """argparse with one-line errors (``mfu calc gemm: error: argument --m: ...``) and no abbreviations.
+
+    ``--target`` never stands for ``--targets`` (nor ``--tar`` for either): an option is spelt in full
+    or it is an error.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
@@ -95,6 +108,16 @@ def int_list(text: str) -> list[int]:
     if not values or any(v < 0 for v in values):
         raise argparse.ArgumentTypeError(f"{text!r} must list non-negative integers")
     return values
+
+
+def name_list(text: str) -> list[str]:
+    """Comma-separated names (chips): at least one, none empty after trimming."""
+    names = [n.strip() for n in text.split(",")]
+    if not any(names):
+        raise argparse.ArgumentTypeError("is empty: give one or more comma-separated names")
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"{text!r} has an empty name between commas")
+    return names
 
 
 DTYPE_CHOICES = [d.value for d in ComputeDtype]

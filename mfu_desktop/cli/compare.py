@@ -23,20 +23,35 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--top", type=int, default=20, metavar="N", help="rows printed (default 20; --json: all)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--export", type=Path, metavar="DIR",
-                   help="write the matched table (CSV, XLSX), the charts (PNG, SVG) and a Markdown summary")
+                   help="write comparison.csv, comparison.xlsx, comparison.json and comparison.md (the charts: "
+                        "the window's Compare tab → Export…); every file written is listed")
     p.add_argument("--no-cache", action="store_true", help="parse again even when a cached copy exists")
     p.set_defaults(func=cmd_compare)
 
 
-def _load(path: Path, chip: str | None, catalog: ChipCatalog, use_cache: bool):
+class _Refused(Exception):
+    """A side cannot be shown as asked (the message names the option)."""
+
+
+def _load(path: Path, chip: str | None, catalog: ChipCatalog, use_cache: bool, option: str):
+    """One side: a summary read back (refused when ``--chip-*`` names another chip), else the profile analysed.
+
+    Raises:
+        _Refused: When a summary side was made for another chip than ``chip``.
+    """
     from mfu_desktop.core.analysis.options import AnalysisOptions
     from mfu_desktop.core.pipeline.analyze import analyze_paths
-    from mfu_desktop.core.pipeline.from_summary import analysis_from_summary
+    from mfu_desktop.core.pipeline.from_summary import analysis_from_summary, summary_conflict
     from mfu_desktop.core.store.summaries import is_summary, read_summary
 
+    options = AnalysisOptions(chip=chip)
     if is_summary(path):
-        return analysis_from_summary(read_summary(path), catalog)
-    return analyze_paths([path], AnalysisOptions(chip=chip), catalog, use_cache=use_cache)
+        summary = read_summary(path)
+        conflict = summary_conflict(summary, options, catalog, option)
+        if conflict:
+            raise _Refused(conflict)
+        return analysis_from_summary(summary, catalog)
+    return analyze_paths([path], options, catalog, use_cache=use_cache)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -65,7 +80,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     sides = []
     for label, path, chip in (("BASE", args.base, chips[0]), ("NEW", args.new, chips[1])):
         try:
-            result = _load(path, chip, catalog, not args.no_cache)
+            result = _load(path, chip, catalog, not args.no_cache, f"--chip-{label.lower()}")
+        except _Refused as exc:
+            print(f"mfu compare: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
         except (SummaryError, UnknownChipError) as exc:
             print(f"mfu compare: error: {label} {path}: {exc}", file=sys.stderr)
             return EXIT_NOTHING
@@ -86,7 +104,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             print(f"mfu compare: error: argument --export: {exc}", file=sys.stderr)
             return EXIT_USAGE
         if not args.json:
-            print(f"exported {len(written)} files to {args.export}")
+            print("wrote " + ", ".join(str(p) for p in written))
     if args.json:
         print(json.dumps(stamped(comparison_json(comparison)), ensure_ascii=False))
     else:

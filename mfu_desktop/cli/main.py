@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from mfu_desktop import __version__
-from mfu_desktop.cli import advise, analyze, calc, chips, compare, model, predict, summarize
+from mfu_desktop.cli import advise, analyze, calc, chips, compare, model, predict, summarize, timeline
 from mfu_desktop.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
@@ -35,6 +35,7 @@ COMMANDS = (
     summarize.add_command,
     compare.add_command,
     predict.add_command,
+    timeline.add_command,
 )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from mfu_desktop.cli.common import name_list
 from mfu_desktop.core.predict.basis import BASES
 from mfu_desktop.core.predict.options import DEFAULT_SOURCE, OUTPUT_FORMATS
 
@@ -22,11 +23,14 @@ def add_command(sub: argparse._SubParsersAction) -> None:
                    help="profiler folder or PyTorch profiler trace")
     p.add_argument("--demo", action="store_true", help="predict the demo profile shipped with MFU Desktop")
     p.add_argument("--source", help=f"chip that ran the profile (default: detected, else {DEFAULT_SOURCE!r})")
-    p.add_argument("--targets", help="comma-separated target chips, or 'all' (default: the seed's list + H100)")
+    p.add_argument("--targets", type=name_list, metavar="A,B,..|all",
+                   help="comma-separated target chips, or 'all' (default: the seed's list + H100 SXM)")
     p.add_argument("--catalog", type=Path, action="append", default=[],
                    help="extra chip catalog (also the original predictor's devices_info.csv)")
     p.add_argument("--out", type=Path, metavar="DIR",
-                   help="write performance_prediction.csv and kernel_prediction_detail.csv (never inside PATH)")
+                   help="write performance_prediction and kernel_prediction_detail (as --format says) and "
+                        "architecture_rules.csv (the rules used) to DIR, never inside PATH; every file written is "
+                        "listed")
     p.add_argument("--format", choices=OUTPUT_FORMATS, default="csv",
                    help="files of --out: csv (the original script's layout, default), parquet (typed, ~8× smaller) "
                         "or both")
@@ -36,7 +40,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
                    help="cpu coefficient assumed for chips without one (default: their step is not predicted)")
     p.add_argument("--calibrate", type=Path, metavar="OTHER_PATH",
                    help="a measured profile of the same workload on --target: report the prediction error")
-    p.add_argument("--target", help="target chip of --calibrate")
+    p.add_argument("--target", metavar="NAME",
+                   help="the chip the --calibrate profile ran on (only with --calibrate; the prediction's targets are "
+                        "--targets)")
     p.add_argument("--save-calibration", action="store_true",
                    help="with --calibrate: save the per-category factors (measured / predicted) for this chip pair "
                         "and basis; later predictions use and name them")

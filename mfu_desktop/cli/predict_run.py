@@ -9,8 +9,8 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mfu_desktop.cli.common import EXIT_OK, EXIT_USAGE
-from mfu_desktop.cli.profile_options import NoPath, nothing_analysed, profile_paths
+from mfu_desktop.cli.common import EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
+from mfu_desktop.cli.profile_options import NoPath, nothing_analysed, profile_paths, split_sources
 from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog, UnknownChipError
@@ -109,6 +109,7 @@ def _run_calibration(args: argparse.Namespace, result: FolderAnalysis, source: C
     except UnknownChipError as exc:
         raise _Usage(f"argument --target: {exc}") from None
     measured = _load(args, [args.calibrate], catalog)
+    _check_measured_chip(args.calibrate, measured, target)
     cal = calibrate(rank_inputs(result), rank_inputs(measured), source, target, rules, args.assume_cpu, args.basis)
     saved = None
     if args.save_calibration:
@@ -162,6 +163,7 @@ def _run_prediction(args: argparse.Namespace, catalog: ChipCatalog) -> int:
         _Usage: On a bad argument (the message names it).
         _Nothing: When no rank could be analysed.
     """
+    _check_calibration_options(args)
     rules, rule_problems = _rules(args)
     for problem in rule_problems:
         print(f"warning: {problem}", file=sys.stderr)
@@ -197,16 +199,55 @@ def _run_prediction(args: argparse.Namespace, catalog: ChipCatalog) -> int:
         print(json.dumps(prediction_json(prediction), ensure_ascii=False))
     else:
         _print_prediction(prediction, why, args.lang)
-    return EXIT_OK
+    return _skipped_code(paths, result)
 
 
-def _targets(catalog: ChipCatalog, text: str | None) -> list[Chip]:
-    """The chips ``--targets`` names (comma-separated; ``all``: every catalog row; none: the defaults).
+def _skipped_code(paths: list[Path], result: FolderAnalysis | None) -> int:
+    """:data:`EXIT_PARTIAL` (each path skipped named on stderr) when a path held no profile or a rank failed."""
+    if result is None:
+        return EXIT_OK
+    _, skipped = split_sources([str(p) for p in paths], [str(r.folder.path) for r in result.ranks])
+    for warning in result.discovery.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return EXIT_PARTIAL if skipped or result.failures else EXIT_OK
+
+
+def _check_measured_chip(path: Path, measured: FolderAnalysis, target: Chip) -> None:
+    """The profile ``--calibrate`` measured must have run on ``--target``: factors saved for a wrong pair mislead.
+
+    Raises:
+        _Usage: Naming both chips, when the profile identifies another chip.
+    """
+    ran_on = sorted({str(d["chip_id"]) for d in measured.documents if d.get("confirmed") and d.get("chip_id")})
+    if ran_on and ran_on != [target.identifier]:
+        raise _Usage(f"argument --target: {path.name} ran on {', '.join(ran_on)}, not {target.identifier}: calibrate "
+                     f"against a profile measured on {target.identifier}, or pass --target {ran_on[0]!r}")
+    if not ran_on:
+        print(f"warning: {path.name} does not identify its chip: it is taken to be {target.identifier} (--target)",
+              file=sys.stderr)
+
+
+def _check_calibration_options(args: argparse.Namespace) -> None:
+    """Options of ``--calibrate`` given without it are an error, never silently ignored.
+
+    Raises:
+        _Usage: Naming the option (``--target`` is not ``--targets``).
+    """
+    if args.calibrate:
+        return
+    if args.target:
+        raise _Usage("argument --target: only with --calibrate OTHER_PATH (the chips to predict are --targets)")
+    if args.save_calibration:
+        raise _Usage("argument --save-calibration: only with --calibrate OTHER_PATH --target NAME")
+
+
+def _targets(catalog: ChipCatalog, names: list[str] | None) -> list[Chip]:
+    """The chips ``--targets`` names (``all``: every catalog row; not given: the defaults).
 
     Raises:
         _Usage: When a name matches no catalog row.
     """
-    names = [n.strip() for n in (text or "").split(",") if n.strip()]
+    names = names or []
     try:
         return list(catalog.chips) if names == ["all"] else resolve_targets(catalog, names)
     except UnknownChipError as exc:
@@ -221,8 +262,8 @@ def _analysis_warnings(summary: Summary | None, result: FolderAnalysis | None, d
         result: The analysis predicted from (when not a summary).
         detail: Whether the per-kernel detail was asked for (a summary has none).
     """
-    if summary is None:
-        return result.warnings
+    if summary is None:  # the paths' own warnings go to stderr (_skipped_code)
+        return [w for w in result.warnings if w not in result.discovery.warnings]
     return [*summary.folder_document()["warnings"],
             *(["per-kernel detail needs the profiles: a summary carries kernel groups "
                "only (kernel_prediction_detail is empty)"] if detail else [])]

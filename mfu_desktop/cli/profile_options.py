@@ -64,6 +64,23 @@ def profile_paths(args: argparse.Namespace, paths: list[Path]) -> list[Path]:
     return out
 
 
+def split_sources(given: list[str], rank_paths: list[str]) -> tuple[list[str], list[str]]:
+    """The paths given that yielded ranks (the sources a header names), and those that yielded none (skipped).
+
+    A path yielded a rank when the rank's folder or file is the path or lies under it.
+    """
+    ranks = [Path(p) for p in rank_paths]
+    sources, skipped = [], []
+    for text in given:
+        root = Path(text).expanduser()
+        found = any(r == root or root in r.parents for r in ranks)
+        if not found and root.exists():  # the same place spelt differently (a symlink, ..)
+            resolved = root.resolve()
+            found = any(r.resolve() == resolved or resolved in r.resolve().parents for r in ranks)
+        (sources if found else skipped).append(text)
+    return sources, skipped
+
+
 class NoPath(Exception):
     """Neither a PATH nor ``--demo`` was given."""
 

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mfu_desktop.cli.common import EXIT_CANCELLED, EXIT_NOTHING, EXIT_OK, EXIT_USAGE
-from mfu_desktop.cli.profile_options import add_analysis_options
+from mfu_desktop.cli.common import EXIT_CANCELLED, EXIT_NOTHING, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
+from mfu_desktop.cli.profile_options import add_analysis_options, split_sources
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
 
 if TYPE_CHECKING:
@@ -117,7 +117,12 @@ def _run_summary(args: argparse.Namespace, options: AnalysisOptions, catalog: Ch
 
 
 def _report(args: argparse.Namespace, result: SummarizeResult, elapsed: float) -> int:
-    """Print what was summarised, reused and not, and where the summary is; the exit code says how it went."""
+    """Print what was summarised, reused and not, and where the summary is; the exit code says how it went.
+
+    Returns:
+        :data:`EXIT_OK`; :data:`EXIT_PARTIAL` when a path held no profile or a rank failed;
+        :data:`EXIT_NOTHING` when nothing was summarised; :data:`EXIT_CANCELLED` on Ctrl+C.
+    """
     if not result.ranks:
         print(f"mfu summarize: error: no profiler ranks found in {', '.join(str(p) for p in args.paths)}",
               file=sys.stderr)
@@ -127,8 +132,13 @@ def _report(args: argparse.Namespace, result: SummarizeResult, elapsed: float) -
     for entry in result.failed:
         print(f"   rank {entry.rank} ({entry.path}): {entry.reason}")
     print(f"summary: {result.manifest.parent}  (open it with mfu analyze, mfu predict or the window)")
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if result.cancelled:
         print("mfu summarize: cancelled: the ranks done so far are written; run again to complete",
               file=sys.stderr)
         return EXIT_CANCELLED
-    return EXIT_OK if result.summarised + result.reused else EXIT_NOTHING
+    if not result.summarised + result.reused:
+        return EXIT_NOTHING
+    _, skipped = split_sources([str(p) for p in args.paths], result.rank_paths)
+    return EXIT_PARTIAL if skipped or result.failed else EXIT_OK

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 
 def finite_number(value: object) -> float | None:
@@ -106,3 +108,65 @@ def to_seconds(value: float, unit: str) -> float:
         return float(value) * TIME_UNITS[unit]
     except KeyError:
         raise ValueError(f"unknown time unit {unit!r}") from None
+
+
+# --- derivation operands ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Exact:
+    """A derivation operand shown as written (an integer FLOP count with separators, a named constant)."""
+
+    value: float
+    text: str
+
+
+#: Most significant figures an operand is given.
+MAX_OPERAND_FIGS = 12
+
+
+def _operand_text(value: float, figures: int) -> str:
+    """``value`` with ``figures`` significant figures, or as written when it is exact in at most 6 (294.9)."""
+    written = short(value, 6)
+    if written not in ("n/a", "inf", "-inf", "nan") and abs(float(written) - value) <= 1e-12 * abs(value):
+        return written  # as typed (410.188e-6 is not exactly 0.000410188 in binary)
+    return sig(value, figures)
+
+
+def _operand_value(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def operands(compute: Callable[..., float], result: Callable[[float], str], *values: float | Exact,
+             figures: int = RESULT_SIG_FIGS) -> list[str]:
+    """The operands of a derivation line, shown with the digits its result needs.
+
+    Each operand gets the fewest significant figures (at least ``figures``) such that the
+    result computed from the operands *as shown* formats like the true result: "MFU =
+    167.5 / 294.9 = 56.8 %", never "168 / 294.9 = 56.8 %" (a calculator says 57.0 %). Every
+    derivation line that computes its result from numbers it shows uses this.
+
+    Args:
+        compute: The line's arithmetic on the operands' values.
+        result: How the line formats its result (``pct``, ``sig`` …).
+        values: The operands: numbers, or :class:`Exact` ones shown as written.
+        figures: The fewest significant figures of a number operand.
+
+    Returns:
+        The operands' texts, in order.
+    """
+    def texts(f: int) -> list[str]:
+        return [v.text if isinstance(v, Exact) else _operand_text(v, f) for v in values]
+
+    try:
+        target = result(compute(*(v.value if isinstance(v, Exact) else v for v in values)))
+    except (ZeroDivisionError, OverflowError, ValueError):
+        return texts(figures)
+    for f in range(figures, MAX_OPERAND_FIGS + 1):
+        shown = texts(f)
+        try:
+            if result(compute(*(_operand_value(t) for t in shown))) == target:
+                return shown
+        except (ZeroDivisionError, OverflowError, ValueError):
+            return shown
+    return texts(MAX_OPERAND_FIGS)

@@ -96,6 +96,8 @@ def forbid_inside(target: Path, roots: Iterable[Path]) -> None:
     resolved = target.expanduser().resolve()
     for root in roots:
         root_resolved = Path(root).expanduser().resolve()
+        if not root_resolved.exists():  # a path that does not exist holds no profile (its parent may be "/")
+            continue
         base = root_resolved if root_resolved.is_dir() else root_resolved.parent
         if resolved == base or base in resolved.parents:
             raise ExportError(f"refusing to write into the profiler folder {base}: choose a folder outside it")

@@ -23,7 +23,7 @@ SCREENSHOT_TIMEOUT_S = 300.0
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The GUI's command line."""
     parser = argparse.ArgumentParser(prog="mfu-desktop", description="MFU Desktop: MFU calculator, Ascend "
-                                     "profiler analysis and cross-chip prediction.")
+                                     "profiler analysis and cross-chip prediction.", allow_abbrev=False)
     parser.add_argument("paths", nargs="*", type=Path, help="profiler folders to open (cluster root or rank folders)")
     parser.add_argument("--demo", action="store_true", help="open the bundled 8-rank demo profile")
     parser.add_argument("--tab", choices=("calculator", "profiler", "prediction", "compare"),
@@ -40,6 +40,26 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--size", default="1440x900", help="window size, WxH (default 1440x900)")
     parser.add_argument("--version", action="version", version=f"MFU Desktop {__version__}")
     return parser.parse_args(argv)
+
+
+def display_problem(env: dict[str, str], platform: str = sys.platform) -> str | None:
+    """Why the window cannot open on this machine (no display), said before Qt tries; ``None`` when it can.
+
+    On Linux, Qt's xcb plugin needs an X display (``DISPLAY``) or Wayland (``WAYLAND_DISPLAY``);
+    without one it aborts with messages about the plugin (``xcb-cursor0 … is needed``) that do not
+    say the real cause. Another ``QT_QPA_PLATFORM`` (offscreen, vnc …) needs no display.
+    """
+    if not platform.startswith("linux"):
+        return None
+    qpa = env.get("QT_QPA_PLATFORM", "")
+    if qpa and not qpa.startswith(("xcb", "wayland")):
+        return None
+    if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
+        return None
+    return ("no display: DISPLAY and WAYLAND_DISPLAY are not set (a headless machine, or ssh without -X). The "
+            "command line needs none: mfu analyze PATH, mfu compare BASE NEW, mfu predict PATH. For the window: "
+            "ssh -X, or a virtual display (Xvfb :99 & then DISPLAY=:99 mfu-desktop); --screenshot renders without "
+            "one (QT_QPA_PLATFORM=offscreen is chosen for it)")
 
 
 def reserve_core_for_gui() -> int:
@@ -229,8 +249,16 @@ def install_excepthook(window) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the desktop app."""
+    """Run the desktop app (exit 1 with the reason first when this machine has no display)."""
+    import os
+
     args = parse_args(argv)
+    problem = display_problem(dict(os.environ))
+    if problem and args.screenshot:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a screenshot needs no screen
+    elif problem:
+        print(f"mfu-desktop: {problem}", file=sys.stderr)
+        return 1
     app, window = create(args)
     previous_hook = sys.excepthook
     install_excepthook(window)

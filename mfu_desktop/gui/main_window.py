@@ -201,6 +201,9 @@ class MainWindow(QMainWindow):
         self.export_action = file_menu.addAction(self.tr("&Export analysis…"), self.export_dialog)
         self.export_action.setShortcut(QKeySequence("Ctrl+E"))
         file_menu.addAction(self.tr("Export &prediction CSV…"), self.prediction.export_dialog)
+        timeline = self.profiler.view_pages.get("timeline")
+        if timeline is not None:  # the Timeline view: the selected rank as a Chrome trace
+            file_menu.addAction(self.tr("Export the rank as a &Chrome trace…"), timeline.export_dialog)
         file_menu.addSeparator()
         quit_action = file_menu.addAction(self.tr("&Quit"), self.close)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
@@ -474,6 +477,7 @@ class MainWindow(QMainWindow):
         self.calculator.set_catalog(catalog)
         self.prediction.set_catalog(catalog)
         self.profiler.set_catalog(catalog)
+        self.compare.set_catalog(catalog)
         if catalog.problems:
             self.info.show_message("\n".join(catalog.problems[:5]))
         self.show_status(self.tr("Chip catalog reloaded: {0} chips").format(len(catalog.chips)))

@@ -746,6 +746,14 @@
         <translation>BASE 调用次数/step</translation>
     </message>
     <message>
+        <source>op calls: an aten::mm is one call whatever the kernels it launched</source>
+        <translation>算子调用次数：一次 aten::mm 无论下发几个 kernel 都算一次调用</translation>
+    </message>
+    <message>
+        <source>BASE kernels/step</source>
+        <translation>BASE 每 step kernel 数</translation>
+    </message>
+    <message>
         <source>BASE time (µs/step)</source>
         <translation>BASE 耗时（µs/step）</translation>
     </message>
@@ -756,6 +764,10 @@
     <message>
         <source>NEW calls/step</source>
         <translation>NEW 调用次数/step</translation>
+    </message>
+    <message>
+        <source>NEW kernels/step</source>
+        <translation>NEW 每 step kernel 数</translation>
     </message>
     <message>
         <source>NEW time (µs/step)</source>
@@ -934,6 +946,10 @@
         <translation>实测 − Roofline 可达时间 (t − t*)；无字节数的已计入 kernel 为 耗时 × (1 − MFU)</translation>
     </message>
     <message>
+        <source>the kernel&apos;s short display name; the full name is the cell&apos;s tooltip and in the detail pane</source>
+        <translation>kernel 的简短显示名；完整名称见单元格提示和详情面板</translation>
+    </message>
+    <message>
         <source>Output shapes</source>
         <translation>输出 shape</translation>
     </message>
@@ -998,6 +1014,10 @@
         <translation>开始时间 (ns)</translation>
     </message>
     <message>
+        <source>Kernels/step</source>
+        <translation>每 step kernel 数</translation>
+    </message>
+    <message>
         <source>Calls/step</source>
         <translation>每 step 调用次数</translation>
     </message>
@@ -1022,8 +1042,12 @@
         <translation>每 step FLOPs</translation>
     </message>
     <message>
-        <source>Mean per call (µs)</source>
-        <translation>单次平均 (µs)</translation>
+        <source>FLOPs per kernel</source>
+        <translation>单个 kernel FLOPs</translation>
+    </message>
+    <message>
+        <source>Mean per kernel (µs)</source>
+        <translation>单个 kernel 平均耗时 (µs)</translation>
     </message>
     <message>
         <source>Lost (µs/step)</source>
@@ -1092,10 +1116,6 @@
     <message>
         <source>Counted</source>
         <translation>计入数</translation>
-    </message>
-    <message>
-        <source>FLOPs per call</source>
-        <translation>单次调用 FLOPs</translation>
     </message>
     <message>
         <source>Computing (µs)</source>
@@ -1177,6 +1197,10 @@
         <translation>选择 NEW…</translation>
     </message>
     <message>
+        <source>The chip NEW ran on: detected from the profile, or chosen here when the profile does not say (BASE&apos;s chip: the Profiler tab&apos;s Assumptions)</source>
+        <translation>NEW 运行的芯片：从性能数据识别，数据未注明时在此选择（BASE 的芯片：在 Profiling 分析页的“假设”中设置）</translation>
+    </message>
+    <message>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
@@ -1187,6 +1211,10 @@
     <message>
         <source>Chip vs chip: fit measured ÷ predicted per category (matmul, attention, element-wise) on both bases and keep the factors for this chip pair; later predictions use and name them</source>
         <translation>芯片对比：按类别（矩阵乘、注意力、逐元素）在两种换算基准下拟合 实测 ÷ 预估，并为这对芯片保存系数；之后的预估会使用并注明这些系数</translation>
+    </message>
+    <message>
+        <source>NEW&apos;s chip:</source>
+        <translation>NEW 芯片：</translation>
     </message>
     <message>
         <source>Step time (µs per step)</source>
@@ -1229,6 +1257,10 @@
         <translation>说明</translation>
     </message>
     <message>
+        <source>detected</source>
+        <translation>自动识别</translation>
+    </message>
+    <message>
         <source>BASE: {0} ({1} rank(s))</source>
         <translation>BASE：{0}（{1} 个 rank）</translation>
     </message>
@@ -1247,6 +1279,10 @@
     <message>
         <source>Choose the NEW profile to compare with.</source>
         <translation>请选择要对比的 NEW 性能数据。</translation>
+    </message>
+    <message>
+        <source>NEW&apos;s chip</source>
+        <translation>NEW 芯片</translation>
     </message>
     <message>
         <source>Comparing with {0}…</source>
@@ -1293,6 +1329,14 @@
         <translation>正在保存校准</translation>
     </message>
     <message>
+        <source>NEW&apos;s chip is not confirmed: choose it in NEW&apos;s chip</source>
+        <translation>NEW 的芯片未确认：请在“NEW 芯片”中选择</translation>
+    </message>
+    <message>
+        <source>BASE&apos;s chip is not confirmed: set it in the Profiler tab&apos;s Assumptions</source>
+        <translation>BASE 的芯片未确认：请在 Profiling 分析页的“假设”中设置</translation>
+    </message>
+    <message>
         <source>speed-up: {0} → {1} µs ({2:+,.1f})</source>
         <translation>加速比：{0} → {1} µs（{2:+,.1f}）</translation>
     </message>
@@ -1315,6 +1359,10 @@
     <message>
         <source>step predicted {0} µs, measured {1} µs</source>
         <translation>step 预估 {0} µs，实测 {1} µs</translation>
+    </message>
+    <message>
+        <source>chip not confirmed</source>
+        <translation>芯片未确认</translation>
     </message>
     <message>
         <source>same chip</source>
@@ -1701,6 +1749,10 @@
     <message>
         <source>Export &amp;prediction CSV…</source>
         <translation>导出预估 CSV(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>Export the rank as a &amp;Chrome trace…</source>
+        <translation>将该 rank 导出为 &amp;Chrome trace…</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
@@ -2833,7 +2885,7 @@
     <name>RooflineChart</name>
     <message>
         <source>Roofline: kernels with FLOPs (intensity vs TFLOP/s)</source>
-        <extracomment>At most this many points (the longest kernels); the rest add nothing visible. Family colours, in the order of the shipped family mapping (then &quot;other&quot;).</extracomment>
+        <extracomment>At most this many points (the longest kernels); the rest add nothing visible.</extracomment>
         <translation>Roofline：有 FLOPs 的 kernel（算术强度 vs TFLOP/s）</translation>
     </message>
     <message>
@@ -2981,6 +3033,262 @@
     <message>
         <source>Step breakdown: no step trace (step_trace_time.csv or analysis.db) in this profile.</source>
         <translation>Step 拆解：该 profile 没有 step trace（step_trace_time.csv 或 analysis.db）。</translation>
+    </message>
+</context>
+<context>
+    <name>Timeline</name>
+    <message>
+        <source>time from the trace&apos;s origin</source>
+        <extracomment>Height of one row on screen (px). A hover or click this close to a kernel (px) finds it. Step labels drawn at most (the rest are in the step selector). Labels on the left axis are cut to this many characters.</extracomment>
+        <translation>距 trace 起点的时间</translation>
+    </message>
+    <message>
+        <source>Timeline: select a rank (or the cluster) in the tree.</source>
+        <translation>时间线：请在左侧树中选择一个 rank（或集群）。</translation>
+    </message>
+    <message>
+        <source>time from each rank&apos;s step start</source>
+        <translation>距各 rank step 起点的时间</translation>
+    </message>
+    <message>
+        <source>step {0}</source>
+        <translation>step {0}</translation>
+    </message>
+    <message>
+        <source>rank {0}</source>
+        <translation>rank {0}</translation>
+    </message>
+    <message>
+        <source>click to open this rank&apos;s lanes</source>
+        <translation>单击展开该 rank 的各泳道</translation>
+    </message>
+    <message>
+        <source>step {0}: {1}</source>
+        <translation>step {0}：{1}</translation>
+    </message>
+    <message>
+        <source>click to zoom to this step</source>
+        <translation>单击缩放到该 step</translation>
+    </message>
+    <message>
+        <source>≥ 80 % of its time lost</source>
+        <translation>≥ 80 % 的耗时为损失时间</translation>
+    </message>
+    <message>
+        <source>70–80 % lost</source>
+        <translation>损失 70–80 %</translation>
+    </message>
+    <message>
+        <source>40–70 % lost</source>
+        <translation>损失 40–70 %</translation>
+    </message>
+    <message>
+        <source>30–40 % lost</source>
+        <translation>损失 30–40 %</translation>
+    </message>
+    <message>
+        <source>&lt; 30 % lost</source>
+        <translation>损失 &lt; 30 %</translation>
+    </message>
+    <message>
+        <source>not judged (communication, AI CPU …)</source>
+        <translation>不评判（通信、AI CPU …）</translation>
+    </message>
+    <message>
+        <source>MFU / BW &lt; 20 %</source>
+        <translation>MFU / 带宽利用率 &lt; 20 %</translation>
+    </message>
+    <message>
+        <source>&gt; 100 % (impossible)</source>
+        <translation>&gt; 100 %（物理上不可能）</translation>
+    </message>
+    <message>
+        <source>no MFU or bandwidth figure</source>
+        <translation>无 MFU 或带宽利用率</translation>
+    </message>
+    <message>
+        <source>computing</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>communication (not overlapped)</source>
+        <translation>未掩盖通信</translation>
+    </message>
+    <message>
+        <source>free</source>
+        <translation>空闲时间</translation>
+    </message>
+    <message>
+        <source>host operators</source>
+        <translation>Host 侧算子</translation>
+    </message>
+    <message>
+        <source>memory ({0}): allocated (solid), reserved (dashed)</source>
+        <translation>内存（{0}）：已分配（实线）、已预留（虚线）</translation>
+    </message>
+    <message>
+        <source>duration {0}</source>
+        <translation>耗时 {0}</translation>
+    </message>
+    <message>
+        <source>lost {0} (measured − roofline-attainable)</source>
+        <translation>损失时间 {0}（实测 − Roofline 可达时间）</translation>
+    </message>
+    <message>
+        <source>host operator, {0}</source>
+        <translation>Host 侧算子，耗时 {0}</translation>
+    </message>
+    <message>
+        <source>launched {0} kernel(s): click to highlight them</source>
+        <translation>下发了 {0} 个 kernel：单击高亮它们</translation>
+    </message>
+    <message>
+        <source>no memory sample before this time</source>
+        <translation>此时刻之前没有内存采样</translation>
+    </message>
+    <message>
+        <source>allocated {0} MB, reserved {1} MB</source>
+        <translation>已分配 {0} MB，已预留 {1} MB</translation>
+    </message>
+    <message>
+        <source>host thread {0} · depth {1}</source>
+        <translation>Host 线程 {0} · 第 {1} 层</translation>
+    </message>
+    <message>
+        <source>stream {0}</source>
+        <translation>stream {0}</translation>
+    </message>
+    <message>
+        <source>communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>kernels</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>steps</source>
+        <translation>step</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>breakdown</source>
+        <translation>step 拆解</translation>
+    </message>
+    <message>
+        <source>rank {0} breakdown</source>
+        <translation>rank {0} 拆解</translation>
+    </message>
+    <message>
+        <source>rank {0} (summary)</source>
+        <translation>rank {0}（汇总）</translation>
+    </message>
+</context>
+<context>
+    <name>TimelineView</name>
+    <message>
+        <source>W/S zoom · A/D pan · Ctrl+wheel zoom · wheel scrolls the rows · drag pans · click a kernel for its derivation, a host operator for its kernels</source>
+        <extracomment>Ranks whose timeline is kept for a quick return (the least recently shown is dropped).</extracomment>
+        <translation>W/S 缩放 · A/D 平移 · Ctrl+滚轮缩放 · 滚轮上下滚动泳道 · 拖动平移 · 单击算子查看推导，单击 Host 侧算子高亮其下发的算子</translation>
+    </message>
+    <message>
+        <source>Timeline</source>
+        <translation>时间线</translation>
+    </message>
+    <message>
+        <source>Colour: lost time</source>
+        <translation>着色：损失时间</translation>
+    </message>
+    <message>
+        <source>Colour: MFU / BW band</source>
+        <translation>着色：MFU / 带宽区间</translation>
+    </message>
+    <message>
+        <source>Colour: operator family</source>
+        <translation>着色：算子族</translation>
+    </message>
+    <message>
+        <source>Colour: stream</source>
+        <translation>着色：stream</translation>
+    </message>
+    <message>
+        <source>Zoom to step</source>
+        <translation>缩放到 step</translation>
+    </message>
+    <message>
+        <source>Fit</source>
+        <translation>全部显示</translation>
+    </message>
+    <message>
+        <source>Export Chrome trace…</source>
+        <translation>导出 Chrome trace…</translation>
+    </message>
+    <message>
+        <source>A trace file for Perfetto and MindStudio Insight: kernels with their MFU, bandwidth and lost time, host operators, steps, memory</source>
+        <translation>供 Perfetto 与 MindStudio Insight 打开的 trace 文件：含各算子的 MFU、带宽利用率与损失时间、Host 侧算子、step、内存</translation>
+    </message>
+    <message>
+        <source>Timeline: open a profile, then select a rank (or the cluster) in the tree.</source>
+        <translation>时间线：请先打开 Profiling 数据，再在左侧树中选择一个 rank（或集群）。</translation>
+    </message>
+    <message>
+        <source>Rank {0} comes from a cluster summary: its step breakdown alone (no kernels on this machine).</source>
+        <translation>rank {0} 来自集群汇总：仅显示其 step 拆解（本机没有其算子数据）。</translation>
+    </message>
+    <message>
+        <source>Preparing the timeline of rank {0} ({1} kernels)…</source>
+        <translation>正在准备 rank {0} 的时间线（{1} 个算子）…</translation>
+    </message>
+    <message>
+        <source>Aligning the step of {0} rank(s)…</source>
+        <translation>正在对齐 {0} 个 rank 的 step…</translation>
+    </message>
+    <message>
+        <source>Preparing the timeline</source>
+        <translation>正在准备时间线</translation>
+    </message>
+    <message>
+        <source>The timeline could not be prepared: {0}</source>
+        <translation>无法准备时间线：{0}</translation>
+    </message>
+    <message>
+        <source>step {0}</source>
+        <translation>step {0}</translation>
+    </message>
+    <message>
+        <source>whole capture</source>
+        <translation>整个采集</translation>
+    </message>
+    <message>
+        <source>Highlighted: {0} ({1} kernels)</source>
+        <translation>已高亮：{0}（{1} 个算子）</translation>
+    </message>
+    <message>
+        <source>Select a rank with its kernels (not the cluster or a summary) to export its Chrome trace.</source>
+        <translation>请选择一个含算子数据的 rank（而非集群或汇总）以导出其 Chrome trace。</translation>
+    </message>
+    <message>
+        <source>Export Chrome trace</source>
+        <translation>导出 Chrome trace</translation>
+    </message>
+    <message>
+        <source>Chrome trace (*.json)</source>
+        <translation>Chrome trace (*.json)</translation>
+    </message>
+    <message>
+        <source>Wrote {0}: {1} kernels, {2} host operators — open it in Perfetto or MindStudio Insight</source>
+        <translation>已写入 {0}：{1} 个算子、{2} 个 Host 侧算子——可在 Perfetto 或 MindStudio Insight 中打开</translation>
+    </message>
+    <message>
+        <source>Export failed: {0}</source>
+        <translation>导出失败：{0}</translation>
+    </message>
+    <message>
+        <source>Exporting the Chrome trace</source>
+        <translation>正在导出 Chrome trace</translation>
     </message>
 </context>
 <context>

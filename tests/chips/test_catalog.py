@@ -88,7 +88,29 @@ def test_ambiguous_name_lists_candidates(catalog):
 def test_seed_alias_rows(catalog):
     assert catalog.find("Huawei Ascend 910B").value("cpu") == 1.0
     assert catalog.find("Huawei Ascend 910C").value("interconnect_bandwidth") == 784
-    assert catalog.find("H100").identifier == "NVIDIA H100 SXM"
+
+
+
+@pytest.mark.parametrize(("name", "candidates"), [
+    # the seed's "H100" alias is also the start of two other models: the catalog asks which (issue 21 §3)
+    ("H100", ["NVIDIA H100 SXM", "NVIDIA H100 PCIe", "NVIDIA H100 NVL"]),
+    ("nvidia h100", ["NVIDIA H100 SXM", "NVIDIA H100 PCIe", "NVIDIA H100 NVL"]),
+    ("A100", ["NVIDIA A100 SXM 40GB", "NVIDIA A100 SXM 80GB", "NVIDIA A100 PCIe 40GB", "NVIDIA A100 PCIe 80GB"]),
+    ("910C die", ["Huawei Ascend 910C die (Ascend910_9381/9382)", "Huawei Ascend 910C die (Ascend910_9391/9392)"]),
+])
+def test_a_name_that_starts_several_models_asks_which(catalog, name, candidates):
+    with pytest.raises(UnknownChipError, match="ambiguous: which one") as err:
+        catalog.find(name)
+    assert err.value.suggestions == candidates
+
+
+@pytest.mark.parametrize(("name", "identifier"), [
+    # a row's own name wins even when other models start with it
+    ("910C", "Huawei Ascend 910C"), ("910B", "Huawei Ascend 910B"), ("H200", "NVIDIA H200"), ("H20", "NVIDIA H20"),
+    ("H100 SXM", "NVIDIA H100 SXM"), ("nvidia h100 pcie", "NVIDIA H100 PCIe"), ("Ascend910B2", "Huawei Ascend 910B2"),
+])
+def test_a_rows_own_name_is_never_ambiguous(catalog, name, identifier):
+    assert catalog.find(name).identifier == identifier
 
 
 def test_cores_and_clock_identify_skus(catalog):

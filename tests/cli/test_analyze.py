@@ -65,7 +65,7 @@ def test_exit_codes(capsys, tmp_path, samples):
     make_rank(tmp_path, "good_ascend_pt", 1, [kernel_row("k", "Add", "AI_VECTOR_CORE", "1767225600000001.500", 2.0)])
     code, out, _ = run(capsys, "analyze", str(tmp_path), "--json")
     data = json.loads(out)
-    assert code == 0 and len(data["ranks"]) == 1
+    assert code == 3 and len(data["ranks"]) == 1  # printed, but a rank was skipped
     assert any("is empty" in w for w in data["warnings"])
 
 
@@ -139,3 +139,25 @@ def test_json_figures_are_per_step_and_per_rank(capsys, tmp_path):
 def test_every_json_object_carries_the_schema(capsys, argv):
     code, out, _ = run(capsys, *argv)
     assert code == 0 and json.loads(out)["schema"] == 2
+
+
+def test_gpu_kernel_names_are_short_on_screen_and_full_in_the_exports(capsys, tmp_path):
+    """A GPU-only trace: hot operators print display names; kernels.csv keeps the full name beside it."""
+    import pandas as pd
+
+    from tests.gpu_traces import H100, Op, write_trace
+
+    mul = ("void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<"
+           "c10::BFloat16, c10::BFloat16, c10::BFloat16, at::native::binary_internal::MulFunctor<float> > >("
+           "at::TensorIteratorBase&)::{lambda(int)#1}>(int, at::native::gpu_kernel_impl_nocast<at::native::"
+           "BinaryFunctor<c10::BFloat16, c10::BFloat16, c10::BFloat16, at::native::binary_internal::MulFunctor<float>"
+           " > >(at::TensorIteratorBase&)::{lambda(int)#1})")
+    (tmp_path / "t").mkdir()
+    trace = write_trace(tmp_path / "t" / "gpu.pt.trace.json", H100, [Op(None, [], [], [(mul, 5.0)])])
+    code, out, _ = run(capsys, "analyze", str(trace), "--export", str(tmp_path / "x"), "--no-cache")
+    assert code == 0
+    assert "elementwise_kernel<MulFunctor<bf16>>" in out and "binary_internal" not in out
+    kernels = pd.read_csv(tmp_path / "x" / "kernels.csv")
+    assert list(kernels["name"]) == [mul] and list(kernels["display_name"]) == ["elementwise_kernel<MulFunctor<bf16>>"]
+    hot = pd.read_csv(tmp_path / "x" / "hot_by_time.csv")
+    assert list(hot["type"]) == [mul] and list(hot["display_type"]) == ["elementwise_kernel<MulFunctor<bf16>>"]

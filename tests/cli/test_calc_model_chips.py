@@ -155,7 +155,10 @@ def test_chips_explains_its_codes_and_names_the_readme_section(capsys):
     assert code == 0
     assert "sources:" in out and "  CFG    CANN platform configuration files" in out
     assert "confidence:" in out and "  B      " in out
-    assert f"README, section '{README_CHIP_SECTION}'" in out
+    assert f"README section '{README_CHIP_SECTION}'" in out
+    from mfu_desktop.core.paths import user_catalog_path
+
+    assert f"a row in {user_catalog_path()}" in out  # where the command line's user catalog lives
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     assert f"## {README_CHIP_SECTION}" in readme
     code, out, _ = run(capsys, "chips", "910B1")

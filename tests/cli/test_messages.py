@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 
@@ -67,7 +68,7 @@ def test_analyze_text_leads_with_the_cluster_and_heads_every_column(capsys):
     for heading in ("step time    ", "slow ranks   rank 5 (+", "operator MFU ", "step MFU     "):
         assert heading in out[cluster:out.index("== rank")]
     assert "   rank steps      step µs  computing µs     comm µs    free µs  operator MFU   step MFU tier" in out
-    assert "lost µs/step   share   MFU / BW calls/step  type [input shapes]" in out
+    assert "lost µs/step   share   MFU / BW kernels/step  type [input shapes]" in out
     assert "   roofline     memory-bound " in out
     # many ranks: a few blocks (the slowest, the fastest, the slow ones) and how to get all
     assert out.count("== rank ") == 2 and "--ranks all prints every rank" in out
@@ -78,14 +79,18 @@ def test_analyze_text_leads_with_the_cluster_and_heads_every_column(capsys):
     assert out.count("== rank ") == 1 and "== rank 3 " in out
 
 
-def test_one_failing_path_among_good_ones_is_a_warning(capsys, tmp_path):
+def test_one_failing_path_among_good_ones_is_a_warning_and_exit_3(capsys, tmp_path):
+    """Issue 21 §3: the missing path is a stderr warning, not a source in the header, and the exit code says so."""
     rows = [kernel_row("mm", "MatMulV2", "AI_CORE", "1767225600000001.500", 10.0, "64,64;64,64", "DT_BF16;DT_BF16",
                        "64,64", "DT_BF16")]
     make_rank(tmp_path / "good", "r_ascend_pt", 0, rows)
     code, out, err = run(capsys, "analyze", tmp_path / "good", tmp_path / "missing")
-    assert code == 0
-    assert f"warning: {tmp_path / 'missing'} does not exist" in out
+    assert code == 3  # the analysis is printed, something given was skipped
+    assert f"warning: {tmp_path / 'missing'} does not exist" in err and "missing" not in out
+    assert out.splitlines()[0] == f"MFU Desktop — 1 rank(s) from {tmp_path / 'good'}"
     assert "error" not in err
+    code, out, err = run(capsys, "analyze", tmp_path / "good", tmp_path / "missing", "--json")
+    assert code == 3 and json.loads(out)["ranks"] and "does not exist" in err
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")

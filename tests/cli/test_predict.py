@@ -105,7 +105,7 @@ def test_unknown_chip_names_exit_2(capsys, profile):
 
 
 def test_calibrate_json(capsys, profile):
-    code, out, _ = run(capsys, "predict", profile, "--calibrate", profile, "--source", "910B", "--target", "910B",
+    code, out, _ = run(capsys, "predict", profile, "--calibrate", profile, "--source", "910B2", "--target", "910B2",
                        "--json")
     assert code == 0
     data = json.loads(out)
@@ -137,9 +137,17 @@ def test_written_rules_file_is_the_rules_input(capsys, profile, tmp_path):
     assert edited_rel < default_rel  # switching the ×1.2 MatMul rule off makes the 950DT slower
 
 
+def stand_in_for_a_measurement_on_the_target(monkeypatch) -> None:
+    """The 910B2 profile plays a profile measured on the A100 (the pairing check itself: test_honest_cli.py)."""
+    from mfu_desktop.cli import predict_run
+
+    monkeypatch.setattr(predict_run, "_check_measured_chip", lambda *args: None)
+
+
 def test_basis_and_saved_calibration(capsys, profile, tmp_path, monkeypatch):
     """--basis achievable states its basis; --save-calibration keeps per-category factors that later runs name."""
     monkeypatch.setenv("MFU_DESKTOP_DATA_DIR", str(tmp_path / "data"))
+    stand_in_for_a_measurement_on_the_target(monkeypatch)
     target = "NVIDIA A100 SXM 40GB"
     code, out, _ = run(capsys, "predict", profile, "--source", "910B", "--targets", target, "--basis", "achievable",
                        "--json")
@@ -170,6 +178,7 @@ def test_save_calibration_on_the_demo_and_into_an_unwritable_place(capsys, tmp_p
     from mfu_desktop.core.paths import demo_profile_dir
 
     monkeypatch.setenv("MFU_DESKTOP_DATA_DIR", str(tmp_path / "data"))
+    stand_in_for_a_measurement_on_the_target(monkeypatch)
     code, out, _ = run(capsys, "predict", "--demo", "--source", "910B", "--calibrate", demo_profile_dir(),
                        "--target", "NVIDIA A100 SXM 40GB", "--save-calibration")
     assert code == 0 and "saved" in out

@@ -86,9 +86,10 @@ def test_json_contract(pair):
     j = json.loads(json.dumps(comparison_json(compare(base, new, default_catalog()))))
     assert set(j) >= {"base", "new", "step_delta", "step_ratio", "chip_vs_chip", "predicted_step_us", "waterfall",
                       "rows", "rows_total", "notes"}
-    assert set(j["rows"][0]) == {"level", "family", "type", "input_shapes", "dtype", "base_count", "base_time_us",
-                                 "base_flops", "base_mfu", "new_count", "new_time_us", "new_flops", "new_mfu",
-                                 "delta_us", "ratio", "why", "predicted_new_us", "prediction_error"}
+    assert set(j["rows"][0]) == {"level", "family", "display_name", "type", "input_shapes", "dtype", "base_count",
+                                 "base_kernels", "base_time_us", "base_flops", "base_mfu", "new_count", "new_kernels",
+                                 "new_time_us", "new_flops", "new_mfu", "delta_us", "ratio", "why",
+                                 "predicted_new_us", "prediction_error"}
     assert j["rows_total"] == len(j["rows"]) == 4
 
 

@@ -94,3 +94,74 @@ def test_chip_vs_chip_saves_a_calibration_that_predictions_name(make_window, qtb
     target = window.prediction.prediction.targets[0]
     assert target.device == "NVIDIA A100 SXM 40GB"
     assert any(r.startswith("calibration matmul ×") for r in target.rules)
+
+
+def _gpu_pair(tmp_path):
+    """BASE on an H100, NEW on a GPU the catalog does not know: a GEMM as cuBLAS runs it and a long kernel name."""
+    from tests.gpu_traces import H100, Op, mm_op, write_trace
+
+    mul = ("void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<"
+           "c10::BFloat16, c10::BFloat16, c10::BFloat16, at::native::binary_internal::MulFunctor<float> > >("
+           "at::TensorIteratorBase&)::{lambda(int)#1}>(int)")
+    ops = [mm_op(1024, 1024, 1024, [("sm90_xmma_gemm_bf16bf16_bf16f32", 20.0), ("Memset (Device)", 2.0, "gpu_memset")]),
+           Op(None, [], [], [(mul, 5.0)])]
+    (tmp_path / "b").mkdir()
+    (tmp_path / "n").mkdir()
+    base = write_trace(tmp_path / "b" / "h100.pt.trace.json", H100, ops)
+    new = write_trace(tmp_path / "n" / "other.pt.trace.json", {**H100, "name": "NVIDIA Mystery GPU"}, ops)
+    return base, new, mul
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_new_chip_not_confirmed_says_how_and_the_picker_names_it(make_window, qtbot, tmp_path, lang):
+    """Issue 21 §2: "9.87 % → –" says how to name NEW's chip; choosing it (mouse) gives NEW's MFU."""
+    from PySide6.QtTest import QTest
+
+    base, new, mul = _gpu_pair(tmp_path)
+    window = make_window("--lang", lang, str(base), "--tab", "compare", "--size", "1024x700")
+    wait_idle(qtbot, window)
+    tab = window.compare
+    tab.set_new(new.parent)
+    wait_idle(qtbot, window)
+    c = tab.comparison
+    assert c.new.unconfirmed and c.base.unconfirmed is None
+    # BASE: 2·1024³ / 989.4e12 = 2.170 µs over 22 µs (GEMM + memset) = 9.87 %; NEW: no peak
+    assert tab.card_ops.full_value == "9.87 % → –"
+    assert tab.card_pred.full_value != tab.tr("same chip")  # NEW's chip is unknown, not the same
+    hint = tab.card_ops.full_detail
+    assert hint == tab._mfu_note(c) and hint != tab.tr("BASE → NEW")
+    if lang == "en":
+        assert hint == "NEW's chip is not confirmed: choose it in NEW's chip"
+    # the table shows display names, the full name in the tooltip; op calls and kernels apart
+    keys = tab.model.column_keys()
+    row = next(r for r in range(tab.model.rowCount()) if tab.model.raw(r, keys.index("type")) == mul)
+    cell = tab.model.index(row, keys.index("type"))
+    assert tab.model.data(cell) == "elementwise_kernel<MulFunctor<bf16>>"
+    assert tab.model.data(cell, Qt.ItemDataRole.ToolTipRole) == mul
+    mm = next(r for r in range(tab.model.rowCount()) if tab.model.raw(r, keys.index("type")) == "aten::mm")
+    assert tab.model.raw(mm, keys.index("base_count")) == 1 and tab.model.raw(mm, keys.index("base_kernels")) == 2
+    # choose NEW's chip with the mouse (open the list, click the row): the comparison runs again, NEW gets its MFU
+    qtbot.mouseClick(tab.new_chip, Qt.MouseButton.LeftButton)
+    view = tab.new_chip.view()
+    qtbot.waitUntil(view.isVisible)
+    index = view.model().index(tab.new_chip.findData("NVIDIA H100 SXM"), 0)
+    view.scrollTo(index)
+    qtbot.wait(400)  # a combo box ignores a release right after its list opened
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center())
+    assert tab.new_chip_choice() == "NVIDIA H100 SXM"
+    wait_idle(qtbot, window)
+    assert tab.comparison.new.unconfirmed is None and tab.card_ops.full_value == "9.87 % → 9.87 %"
+
+
+def test_bases_assumed_chip_does_not_become_news(make_window, qtbot, tmp_path):
+    """The Profiler tab's Assumptions chip is BASE's: NEW is analysed with its own (detected) chip."""
+    from dataclasses import replace
+
+    base, new, _ = _gpu_pair(tmp_path)
+    window = make_window("--lang", "en", str(base), "--tab", "compare")
+    wait_idle(qtbot, window)
+    tab = window.compare
+    tab.base = replace(tab.base, options=replace(tab.base.options, chip="NVIDIA H100 PCIe"))
+    tab.set_new(new.parent)
+    wait_idle(qtbot, window)
+    assert tab.new.options.chip is None and tab.comparison.new.unconfirmed

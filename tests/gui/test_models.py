@@ -171,3 +171,34 @@ def test_ctrl_c_copies_the_selection_as_tab_separated_text(qtbot):
     assert lines[0] == "id\tType\tMFU"
     assert [line.split("\t")[0] for line in lines[1:]] == ["3", "5"]
     assert lines[1].split("\t")[1] == str(frame["type"].iloc[3])
+
+
+def test_a_display_function_shows_short_names_and_keeps_the_full_one(qapp):
+    """Kernel names: shown short (once per category), the full name in the tooltip; sort by what is shown, filter
+    on either."""
+    from mfu_desktop.core.analysis.kernel_names import short_name
+
+    long = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>>(int)"
+    frame = pd.DataFrame({"name": pd.Categorical([long, "attn_fwd", long]), "t": [1.0, 2.0, 3.0]})
+    model = DataFrameModel(frame, [ColumnSpec("name", "Name", display=short_name), ColumnSpec("t", "t")])
+    cell = model.index(0, 0)
+    assert model.data(cell) == "vectorized_elementwise_kernel<CUDAFunctor_add<bf16>>"
+    assert model.data(cell, Qt.ItemDataRole.ToolTipRole) == long and model.raw(0, 0) == long
+    assert model.data(model.index(1, 0), Qt.ItemDataRole.ToolTipRole) is None  # nothing hidden
+    model.sort(0, Qt.SortOrder.AscendingOrder)  # "attn_fwd" < "vectorized…" as shown
+    assert [model.raw(r, 1) for r in range(3)] == [2.0, 1.0, 3.0]
+    assert model.text_mask("name", "CUDAFunctor_add<bf16>").tolist() == [True, False, True]  # the shown text
+    assert model.text_mask("name", "at::native").tolist() == [True, False, True]  # the full one
+
+
+def test_aggregate_tables_count_kernels_and_show_op_calls_where_they_differ(qapp):
+    """Kernels/step is what the analysis counts; Calls/step (op calls) appears only where an op launched several."""
+    from mfu_desktop.gui.models.profile_columns import aggregate_columns
+
+    ascend = pd.DataFrame({"type": ["MatMulV2"], "count": [4.0], "calls": [4.0], "mean_us": [10.0]})
+    headers = {s.key: s.header for s in aggregate_columns(ascend)}
+    assert "calls" not in headers and headers["count"] == "Kernels/step"
+    assert headers["mean_us"] == "Mean per kernel (µs)"
+    gpu = pd.DataFrame({"type": ["aten::mm"], "count": [8.0], "calls": [4.0]})  # GEMM + memset per call
+    headers = {s.key: s.header for s in aggregate_columns(gpu)}
+    assert headers["count"] == "Kernels/step" and headers["calls"] == "Calls/step"

@@ -19,9 +19,10 @@ import pandas as pd
 from mfu_desktop.core.advisor.finding import Evidence, EvidenceKind, Text
 from mfu_desktop.core.analysis.annotate import shape_estimates
 from mfu_desktop.core.analysis.classify import CLASSES, KernelClass
-from mfu_desktop.core.analysis.families import family_of
+from mfu_desktop.core.analysis.families import family_codes, family_names
 from mfu_desktop.core.analysis.grouping import codes_of, group_ids, lookup, sums
 from mfu_desktop.core.analysis.idle import DeviceTime, device_time
+from mfu_desktop.core.analysis.kernel_names import short_name
 from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.rank import RankAnalysis
 from mfu_desktop.core.chips.catalog import CatalogError, chip_peak
@@ -194,9 +195,13 @@ class RankContext:
 
     @cached_property
     def families(self) -> np.ndarray:
-        """Operator family per row (:func:`~mfu_desktop.core.analysis.families.family_of` of its display type)."""
-        table = np.array([family_of(t) for t in self.type_names] + ["other"], dtype=object)
-        return lookup(table, self.type_codes)
+        """Operator family per row: its launching op's, else its own name's (:func:`family_codes`)."""
+        k = self.kernels
+        if k.empty:
+            return np.empty(0, dtype=object)
+        types = k[C.OP_TYPE] if C.OP_TYPE in k.columns else pd.Series([None] * len(k))
+        names = k[C.NAME] if C.NAME in k.columns else None
+        return np.array(family_names(), dtype=object)[family_codes(types, names)]
 
     @cached_property
     def device(self) -> DeviceTime:
@@ -270,9 +275,9 @@ class RankContext:
         return out
 
     def _label(self, row: int) -> str:
-        """``type [input shapes]`` of one kernel (the display type alone when it has no shapes)."""
+        """``type [input shapes]`` of one kernel (the display type alone when it has no shapes), names shortened."""
         code = self.type_codes[row]
-        name = self.type_names[code] if code >= 0 else "N/A"
+        name = short_name(self.type_names[code]) if code >= 0 else "N/A"
         if C.INPUT_SHAPES in self.kernels.columns:
             shapes = self.kernels[C.INPUT_SHAPES].iloc[row]
             if isinstance(shapes, str) and shapes.strip('"') not in ("", "N/A"):

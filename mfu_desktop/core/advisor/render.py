@@ -45,7 +45,7 @@ WORDS = {
     "at_stake": Text("time at stake", "涉及时间"),
     "confidence": Text("confidence", "置信度"),
     "finding": Text("finding", "发现"),
-    "calls": Text("calls/step", "调用/step"),
+    "calls": Text("kernels/step", "kernel 数/step"),  # what the evidence counts (not op calls)
     "time": Text("time/step", "耗时/step"),
     "none": Text("No findings: none of the advisor's rules found a problem worth the time.",
                  "没有发现：顾问的规则没有发现值得处理的问题。"),

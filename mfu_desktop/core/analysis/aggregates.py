@@ -106,9 +106,12 @@ def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: boo
     Groups are (FLOP-rule shape group, type, input shapes, class, status, reason, and the kernel
     name when the type is missing — Level0). The result has a row per group (thousands at most,
     whatever the kernel count), so the per-type, per-shape, exclusion and hot-operator tables
-    are cheap pandas group-bys over it. Its sums are totals over the capture; ``steps`` (the
-    rank's captured steps, :func:`mfu_desktop.core.analysis.steps.captured_steps`) turns every table
-    derived from it into means per step; ``bw_gbs`` (the chip's HBM bandwidth) turns bytes per
+    are cheap pandas group-bys over it. ``count`` counts kernels, ``calls`` op calls
+    (:func:`call_weights`); ``kernel`` is the name of each group's first kernel (a GPU group's
+    family falls back on it when its launching op is not recognised). Its sums are totals over
+    the capture; ``steps`` (the rank's captured steps,
+    :func:`mfu_desktop.core.analysis.steps.captured_steps`) turns every table derived from it
+    into means per step; ``bw_gbs`` (the chip's HBM bandwidth) turns bytes per
     second into bandwidth utilisation.
     """
     if len(annotated) == 0:
@@ -121,6 +124,7 @@ def fine_table(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: boo
     g = len(first)
     dur = annotated[C.DURATION_US].to_numpy(dtype=np.float64)
     out = _fine_label_columns(labels, first)
+    out["kernel"] = _labels(*codes_of(annotated[C.NAME]), first) if C.NAME in annotated.columns else ""
     _counted_sums(annotated, options, confirmed, ids, first, dur, out)
     _mfu_and_lost_sums(annotated, ids, g, dur, out)
     _roofline_sums(annotated, ids, g, dur, out)
@@ -192,6 +196,7 @@ def _counted_sums(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: 
     use = counted_mask(annotated, options)
     flops = annotated["flops"].to_numpy(dtype=np.float64)
     out["count"] = counts(ids, g)
+    out["calls"] = sums(ids, g, call_weights(annotated, dur))
     out["time_us"] = sums(ids, g, dur)
     out["counted"] = counts(ids[use], g)
     out["counted_time_us"] = sums(ids[use], g, dur[use])
@@ -200,6 +205,43 @@ def _counted_sums(annotated: pd.DataFrame, options: AnalysisOptions, confirmed: 
     ids_use = ids[use]
     for key, values in ideal_us(annotated, use, confirmed).items():
         out[f"ideal_{key}"] = sums(ids_use, g, values[use])
+
+
+def call_weights(annotated: pd.DataFrame, dur: np.ndarray) -> np.ndarray:
+    """1 for the kernel that stands for its op call, 0 for the op's other kernels (so sums count op calls).
+
+    An op call is represented by its longest kernel (the first of equals), so a cuBLAS GEMM and
+    the memset beside it count one ``aten::mm`` call wherever the GEMM's row is grouped. Kernels
+    without an op call (:data:`~mfu_desktop.core.readers.columns.OP_CALL` missing or −1) are each
+    their own call.
+
+    Args:
+        annotated: The kernel frame.
+        dur: Duration per kernel (µs).
+    """
+    weights = np.ones(len(annotated), dtype=np.float64)
+    if C.OP_CALL not in annotated.columns or len(annotated) == 0:
+        return weights
+    call = annotated[C.OP_CALL].to_numpy(dtype=np.int64, na_value=-1)
+    valid = call >= 0
+    every = bool(valid.all())
+    rows = None if every else np.flatnonzero(valid)
+    ids = call if every else call[rows]
+    if len(ids) == 0:
+        return weights
+    if int(ids.max()) > 4 * len(ids):  # sparse ids: make them dense first
+        ids = pd.factorize(ids)[0].astype(np.int64)
+    d = dur if every else dur[rows]
+    d = np.where(np.isnan(d), 0.0, d) if np.isnan(d).any() else d
+    longest = np.full(int(ids.max()) + 1, -np.inf)
+    np.maximum.at(longest, ids, d)
+    candidates = np.flatnonzero(d == longest[ids])
+    chosen = np.full(len(longest), -1, dtype=np.int64)
+    chosen[ids[candidates[::-1]]] = candidates[::-1]  # the first longest kernel of each call
+    chosen = chosen[chosen >= 0]
+    weights[valid] = 0.0
+    weights[chosen if every else rows[chosen]] = 1.0
+    return weights
 
 
 def _mfu_and_lost_sums(annotated: pd.DataFrame, ids: np.ndarray, g: int, dur: np.ndarray, out: pd.DataFrame) -> None:
@@ -274,8 +316,8 @@ def _roofline_rates(out: pd.DataFrame, bw_gbs: float | None) -> None:
 
 
 #: Additive columns of the derived tables: totals in the fine table, means per step in every table shown.
-PER_STEP_COLUMNS = ("count", "time_us", "counted", "counted_time_us", "flops", "lost_us", "bytes", "attainable_us",
-                    "hw_bytes")
+PER_STEP_COLUMNS = ("count", "calls", "time_us", "counted", "counted_time_us", "flops", "lost_us", "bytes",
+                    "attainable_us", "hw_bytes")
 
 
 def _per_step(out: pd.DataFrame, steps: int) -> pd.DataFrame:
@@ -286,9 +328,9 @@ def _per_step(out: pd.DataFrame, steps: int) -> pd.DataFrame:
     return out
 
 
-_SUM_COLUMNS = ("count", "time_us", "counted", "counted_time_us", "flops", "ideal_mfu", "ideal_mfu_lo", "ideal_mfu_hi",
-                "mfu_time_us", "mfu_ideal_us", "lost_us", "lost_n", "cu_time", "cu_weight", "bytes", "attainable_us",
-                "hw_bytes", *_ROOF_HELPERS)
+_SUM_COLUMNS = ("count", "calls", "time_us", "counted", "counted_time_us", "flops", "ideal_mfu", "ideal_mfu_lo",
+                "ideal_mfu_hi", "mfu_time_us", "mfu_ideal_us", "lost_us", "lost_n", "cu_time", "cu_weight", "bytes",
+                "attainable_us", "hw_bytes", *_ROOF_HELPERS)
 
 
 def _rollup(fine: pd.DataFrame, keys: list[str], firsts: tuple[str, ...] = (),

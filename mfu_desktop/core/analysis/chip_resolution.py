@@ -281,6 +281,12 @@ def _narrow_by_memory(family: list[Chip], memory_gb: float) -> list[Chip]:
     return [c for c in family if distance(c) <= best + 1.0]
 
 
+#: How a user names a chip the catalog does not recognise, on the command line and in the window alike.
+NAME_THE_CHIP = ("name the chip to get an MFU (--chip NAME, `mfu chips` lists the names; in the window: "
+                 "Assumptions → Chip) or add a row for it (--catalog FILE or the user catalog file `mfu chips` names; "
+                 "in the window: Tools → Chip catalog)")
+
+
 def _resolve_gpu(catalog: ChipCatalog, device: object) -> ChipResolution:
     name = str(getattr(device, "name", ""))
     sms = getattr(device, "sms", None)
@@ -295,8 +301,7 @@ def _resolve_gpu(catalog: ChipCatalog, device: object) -> ChipResolution:
     if matches:
         return ChipResolution(None, False, f"chip not confirmed ({described} fits "
                               f"{', '.join(c.model for c in matches)}): MFU shown as a range", candidates=matches)
-    return ChipResolution(None, False, f"{described}: no catalog row — add it (Tools → Chip catalog) or choose a "
-                          "chip to get an MFU", candidates=[])
+    return ChipResolution(None, False, f"{described}: no catalog row — {NAME_THE_CHIP}", candidates=[])
 
 
 def resolve_chip(

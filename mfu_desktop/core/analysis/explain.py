@@ -19,7 +19,7 @@ from mfu_desktop.core.formulas.memory_bound import interpret_bandwidth
 from mfu_desktop.core.formulas.mfu import dtype_hints, interpret, matmul_hints
 from mfu_desktop.core.formulas.options import FlopOptions
 from mfu_desktop.core.formulas.registry import FlopEstimate
-from mfu_desktop.core.numbers import grouped, pct, short, sig
+from mfu_desktop.core.numbers import Exact, grouped, operands, pct, short, sig
 from mfu_desktop.core.readers import columns as C
 
 
@@ -170,8 +170,10 @@ def _achieved_and_mfu(d: Derivation, row: Mapping[str, object], peak_source: str
     flops, dur = _get(row, "flops"), _get(row, C.DURATION_US)
     achieved, peak, mfu = _get(row, "achieved_tflops"), _get(row, "peak_tflops"), _get(row, "mfu")
     if flops is not None and dur:
-        d.steps.append(f"achieved = FLOPs / t / 1e12 = {grouped(float(flops))} / {short(float(dur) * 1e-6, 6)} s / "
-                       f"1e12 = {sig(float(flops) / float(dur) / 1e6)} TFLOP/s")
+        f_text, t_text = operands(lambda f, t: f / t / 1e12, sig, Exact(float(flops), grouped(float(flops))),
+                                  float(dur) * 1e-6)
+        d.steps.append(f"achieved = FLOPs / t / 1e12 = {f_text} / {t_text} s / 1e12 = "
+                       f"{sig(float(flops) / float(dur) / 1e6)} TFLOP/s")
         d.results.append(("FLOPs", f"{grouped(float(flops))} ({sig(float(flops) / 1e12)} TFLOP)"))
         d.results.append(("achieved", f"{sig(float(flops) / float(dur) / 1e6)} TFLOP/s"))
     executed = _get(row, "executed_flops")
@@ -179,8 +181,8 @@ def _achieved_and_mfu(d: Derivation, row: Mapping[str, object], peak_source: str
         d.results.append(("executed FLOPs (HFU view)", grouped(float(executed))))
     if peak is not None and achieved is not None:
         value = float(flops) / float(dur) / 1e6 / float(peak)
-        d.steps.append(f"MFU = achieved / peak = {sig(float(flops) / float(dur) / 1e6)} / {short(float(peak), 6)} = "
-                       f"{pct(value)}")
+        a_text, p_text = operands(lambda a, p: a / p, pct, float(flops) / float(dur) / 1e6, float(peak))
+        d.steps.append(f"MFU = achieved / peak = {a_text} / {p_text} = {pct(value)}")
         d.results.append(("peak", f"{short(float(peak), 6)} TFLOP/s ({peak_source})" if peak_source
                           else f"{short(float(peak), 6)} TFLOP/s"))
         d.results.append(("MFU", pct(value)))
@@ -219,8 +221,8 @@ def _roofline_part(d: Derivation, row: Mapping[str, object], bw_gbs: float | Non
     if count.assumption:
         d.conventions.append(count.assumption)
     achieved = nbytes / dur / 1e3
-    d.steps.append(f"achieved bandwidth = bytes / t = {grouped(nbytes)} / {short(dur * 1e-6, 6)} s = "
-                   f"{sig(achieved)} GB/s")
+    b_text, t_text = operands(lambda b, t: b / t / 1e9, sig, Exact(nbytes, grouped(nbytes)), dur * 1e-6)
+    d.steps.append(f"achieved bandwidth = bytes / t = {b_text} / {t_text} s = {sig(achieved)} GB/s")
     d.results.append(("bytes", f"{grouped(nbytes)} ({sig(nbytes / 1e6)} MB)"))
     d.results.append(("achieved bandwidth", f"{sig(achieved)} GB/s"))
     flops, peak = _get(row, "flops"), _get(row, "peak_tflops")
@@ -232,13 +234,16 @@ def _roofline_part(d: Derivation, row: Mapping[str, object], bw_gbs: float | Non
         return
     util = achieved / bw_gbs
     memory_us = nbytes / bw_gbs / 1e3
-    d.steps.append(f"bandwidth utilisation = {sig(achieved)} / {short(bw_gbs, 6)} GB/s = {pct(util)}")
+    a_text, bw_text = operands(lambda a, w: a / w, pct, achieved, bw_gbs)
+    d.steps.append(f"bandwidth utilisation = {a_text} / {bw_text} GB/s = {pct(util)}")
     d.results.append(("bandwidth utilisation", pct(util)))
-    terms = f"bytes / BW = {grouped(nbytes)} / {short(bw_gbs, 6)} GB/s"
+    b_text, bw_text = operands(lambda b, w: b / w / 1e3, sig, Exact(nbytes, grouped(nbytes)), bw_gbs)
+    terms = f"bytes / BW = {b_text} / {bw_text} GB/s"
     attainable, bound = memory_us, "memory"
     if flops is not None and float(flops) > 0 and peak is not None:
         compute_us = float(flops) / float(peak) / 1e6
-        terms = f"max(FLOPs / P, bytes / BW) = max({sig(compute_us)}, {sig(memory_us)}) µs"
+        c_text, m_text = operands(max, sig, compute_us, memory_us)
+        terms = f"max(FLOPs / P, bytes / BW) = max({c_text}, {m_text}) µs"
         attainable, bound = max(compute_us, memory_us), "compute" if compute_us > memory_us else "memory"
     d.steps.append(f"t* = {terms} = {sig(attainable)} µs → {bound}-bound")
     d.results.append(("roofline-attainable time", f"{sig(attainable)} µs ({bound}-bound)"))

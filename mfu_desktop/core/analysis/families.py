@@ -3,9 +3,15 @@
 Ascend ``MatMulV2`` / ``MatMulV3`` / ``GroupedMatmul`` and PyTorch ``aten::mm`` / ``aten::addmm`` /
 cuBLAS kernels are all *matmul*; ``FlashAttentionScore`` and SDPA are *attention*; and so on.
 The mapping is data — a CSV with ``family,pattern,note`` rows, ``pattern`` a case-insensitive
-regular expression searched in the operator type (or, for a GPU kernel without an op, its
-name); the first matching row wins, so specific rows come first. ``mfu compare --families FILE``
-and the app's Compare view take an edited copy (:func:`families_to_csv` writes the defaults).
+regular expression matched on **name tokens**: a match must start and end where a token of
+the name does (at a separator such as ``_`` ``::`` ``.`` or a space, a lower→upper case change
+as in ``MatMul``, or a letter↔digit change as in ``s16816gemm``). So ``fill`` matches
+``aten::fill_`` and ``FillFunctor`` but not ``mha_batch_prefill``, and ``mul`` matches
+``aten::mul`` and ``RotaryMul`` but not ``multimem_all_reduce``. The first matching row wins,
+so specific rows come first. A GPU kernel is classified through the op that launched it
+(the operator type its row carries), and through its own name only when the op is not
+recognised (:func:`family_of_kernel`). ``mfu compare --families FILE`` and the app's Compare
+view take an edited copy (:func:`families_to_csv` writes the defaults).
 """
 
 from __future__ import annotations
@@ -15,6 +21,10 @@ import io
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: The family of anything no row matches.
 OTHER = "other"
@@ -29,39 +39,55 @@ class Family:
     note: str = ""
 
     def matches(self, op_type: str) -> bool:
-        """True when ``pattern`` is found in ``op_type`` (case-insensitive)."""
+        """True when ``pattern`` matches whole tokens of ``op_type`` (case-insensitive; module docstring)."""
         return _compiled(self.pattern).search(op_type) is not None
+
+
+#: Where a name token starts or ends: outside the name's letters and digits, at a lower→upper case change,
+#: at a letter↔digit change, before the last capital of an acronym (``HCCLAllReduce``) or before a version
+#: suffix (``TopKV2``). Case-sensitive.
+TOKEN_EDGE = (r"(?-i:(?:(?<![A-Za-z0-9])|(?![A-Za-z0-9])|(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=[0-9])"
+              r"|(?<=[0-9])(?=[A-Za-z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Z])(?=V[0-9])))")
 
 
 @lru_cache(maxsize=256)
 def _compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
+    """``pattern`` anchored at token edges on both sides (every alternative of it)."""
+    return re.compile(f"{TOKEN_EDGE}(?:{pattern}){TOKEN_EDGE}", re.IGNORECASE)
 
 
-#: The shipped mapping (first match wins).
+#: The shipped mapping (first match wins; patterns match whole name tokens, see the module docstring).
 DEFAULT_FAMILIES: tuple[Family, ...] = (
     Family("attention backward", r"FlashAttention.*Grad|attention.*backward|flash_attn.*backward|fmha.*bwd|"
-           r"flash_bwd", "FlashAttentionScoreGrad; SDPA and flash_attn backward ops and kernels"),
+           r"flash_bwd|(?:attn|mha|mla)_bwd\w*", "FlashAttentionScoreGrad; SDPA and flash_attn backward ops and "
+           "kernels; Triton/CK attention backward kernels"),
     Family("attention", r"FlashAttention|FusedInferAttention|PromptFlashAttention|IncreFlashAttention|"
-           r"scaled_dot_product|flash_attn|fmha|flash_fwd|attention", "FlashAttentionScore; SDPA; flash_attn"),
-    Family("matmul", r"MatMul|Matmul|GroupedMatmul|BatchMatMul|aten::(mm|addmm|bmm|baddbmm|matmul|linear|_scaled_mm)"
-           r"\b|gemm|cublas|cutlass|xmma|hipblaslt|Cijk_", "Ascend MatMul family; ATen matmuls; cuBLAS/CUTLASS/"
-           "hipBLASLt kernels (fused MatmulAllReduce too)"),
-    Family("convolution", r"Conv|convolution|cudnn.*conv|implicit_gemm|winograd", "Conv2D; aten::convolution"),
-    Family("communication", r"^hcom_|hccl|nccl|rccl|c10d::|^(all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|"
-           r"send|recv)", "HCCL (hcom_*), NCCL/RCCL kernels, c10d ops"),
+           r"scaled_dot_product|flash_attn|fmha|flash_fwd|attention|attn|mha|mla|sdpa", "FlashAttentionScore; SDPA; "
+           "flash_attn; aiter/CK mha kernels; Triton attn_fwd"),
+    Family("matmul", r"MatMul|Matmul|GroupedMatmul|BatchMatMul|aten::(?:linear|matmul)|(?:add|baddb|b|scaled_|"
+           r"grouped_)?mm|[sdhcz]?gemm|gemv|cublas|cutlass|xmma|hipblaslt|Cijk_|nvjet|"
+           r"(?:f|bf|fp|i)\d+(?:f|bf|fp|i)\d+(?:f|bf|fp)\d+", "Ascend MatMul family; ATen matmuls; cuBLAS/CUTLASS/"
+           "hipBLASLt/Tensile kernels (fused MatmulAllReduce too); FBGEMM GEMMs named by their dtypes "
+           "(f8f8bf16_rowwise, bf16bf16bf16_grouped)"),
+    Family("convolution", r"Conv|convolution|cudnn.*conv|implicit_gemm|winograd|igemm",
+           "Conv2D; aten::convolution; MIOpen igemm kernels"),
+    Family("communication", r"^hcom_|hccl|nccl|rccl|c10d::|record_param_comms|all_?reduce|all_?gather|"
+           r"reduce_?scatter|all_?to_?all(?:v)?|send|recv|multimem|symm_mem|nvshmem",
+           "HCCL (hcom_*), NCCL/RCCL kernels, c10d ops, record_param_comms, symmetric-memory collectives"),
     Family("norm", r"RmsNorm|LayerNorm|layer_norm|rms_norm|BatchNorm|batch_norm|GroupNorm|group_norm",
            "RMSNorm / LayerNorm (and their gradients)"),
-    Family("optimizer", r"Adam|SGD|Lamb|Foreach|foreach|_fused_adam|multi_tensor", "optimizer steps"),
-    Family("memory copy", r"Memcpy|Memset|memcpy|memset|TensorMove|Identity|copy_|aten::to\b|Transpose|"
-           r"Transdata|Contiguous|contiguous|aten::copy|aten::cat|Concat|Split|Slice|StridedSlice",
-           "copies, format changes, transposes, concatenation"),
-    Family("softmax/loss", r"Softmax|softmax|CrossEntropy|cross_entropy|nll_loss|log_softmax", "softmax, losses"),
-    Family("element-wise", r"Add|Mul|Sub|Div|Cast|SwiGlu|Gelu|gelu|Silu|silu|Relu|relu|Exp|Sqrt|Rsqrt|Pow|Neg|"
-           r"Rotary|rotary|Dropout|dropout|GenBitMask|Where|Select|Fill|fill_|elementwise|vectorized|aten::(add|mul|sub|div)",
-           "element-wise arithmetic, activations, rotary embedding, dropout"),
-    Family("reduce/gather", r"Reduce|reduce|Sum|sum|Mean|mean|Max|Min|Gather|gather|Index|index|Scatter|scatter|"
-           r"Embedding|embedding|NonZero|Sort|TopK|topk|MoeInitRouting|Routing", "reductions, gathers, routing"),
+    Family("optimizer", r"Adam|AdamW|SGD|Lamb|Foreach|_fused_adamw?|multi_tensor", "optimizer steps"),
+    Family("reduce/gather", r"split_embedding\w*", "FBGEMM's embedding lookups (split_embedding_*) are not a split"),
+    Family("memory copy", r"Memcpy|Memset|TensorMove|Identity|copy|aten::to|Transpose|Transdata|Contiguous|"
+           r"aten::cat|CatArray\w*|Concat|Split|Slice|StridedSlice|BroadcastTo|expand",
+           "copies, format changes, transposes, concatenation, broadcasts"),
+    Family("softmax/loss", r"Softmax|CrossEntropy|cross_entropy|nll_loss|log_softmax", "softmax, losses"),
+    Family("element-wise", r"Add|Mul|Sub|Div|Cast|SwiGlu|Gelu|Silu|Relu|Exp|Sqrt|Rsqrt|Pow|Neg|Rotary|Dropout|"
+           r"GenBitMask|Where|Select|Fill|fill_|elementwise|vectorized|tanh|sigmoid|clamp|quantize|dequantize|"
+           r"aten::(?:add|mul|sub|div)",
+           "element-wise arithmetic, activations, rotary embedding, dropout, (de)quantisation"),
+    Family("reduce/gather", r"Reduce|Sum|Mean|Max|Min|ArgMax|argmax|argmin|amax|amin|cumsum|Gather|Index|Scatter|"
+           r"Embedding|NonZero|Sort|TopK|MoeInitRouting|Routing", "reductions, gathers, embeddings, routing"),
 )
 
 
@@ -71,6 +97,63 @@ def family_of(op_type: str, families: tuple[Family, ...] | list[Family] = DEFAUL
         if row.matches(op_type):
             return row.family
     return OTHER
+
+
+def family_of_kernel(op_type: str, kernel: str | None,
+                     families: tuple[Family, ...] | list[Family] = DEFAULT_FAMILIES) -> str:
+    """The family of a kernel: through the op that launched it first, through its own name when the op says nothing.
+
+    Args:
+        op_type: The operator type the kernel's row carries (its launching op on GPUs).
+        kernel: The kernel's name (``None`` or empty when unknown).
+        families: The mapping.
+    """
+    family = family_of(op_type, families)
+    if family == OTHER and kernel and kernel != op_type:
+        return family_of(kernel, families)
+    return family
+
+
+def family_names(families: tuple[Family, ...] | list[Family] = DEFAULT_FAMILIES) -> tuple[str, ...]:
+    """The distinct family names of a mapping in its order, then :data:`OTHER`."""
+    return tuple(dict.fromkeys([*(f.family for f in families), OTHER]))
+
+
+def family_codes(types: Any, names: Any = None,
+                 families: tuple[Family, ...] | list[Family] = DEFAULT_FAMILIES) -> np.ndarray:
+    """:func:`family_of_kernel` of every row, as an index into :func:`family_names`, vectorised.
+
+    The mapping runs once per distinct text: first on the operator types, then — for the rows whose
+    type is missing or says nothing (:data:`OTHER`) — on the kernels' own names.
+
+    Args:
+        types: Operator types per row (a categorical column, or anything pandas makes one of).
+        names: Kernel names per row (``None``: the types alone decide).
+        families: The mapping.
+    """
+    import numpy as np
+
+    table = family_names(families)
+    codes = _codes_of(types, table, families)
+    if names is not None:
+        unresolved = codes == table.index(OTHER)
+        if unresolved.any():
+            codes = np.where(unresolved, _codes_of(names, table, families), codes)
+    return codes
+
+
+def _codes_of(texts: Any, table: tuple[str, ...], families: tuple[Family, ...] | list[Family]) -> np.ndarray:
+    """The family index of every text (missing → :data:`OTHER`), mapping each distinct text once."""
+    import numpy as np
+    import pandas as pd
+
+    series = pd.Series(texts, copy=False)
+    if not isinstance(series.dtype, pd.CategoricalDtype):
+        series = series.astype("category")
+    lookup = np.array([table.index(family_of(str(t), families)) for t in series.cat.categories]
+                      + [table.index(OTHER)], dtype=np.int64)
+    codes = series.cat.codes.to_numpy()
+    return lookup[np.where(codes < 0, len(lookup) - 1, codes)]
 
 
 def families_to_csv(families: tuple[Family, ...] | list[Family] = DEFAULT_FAMILIES) -> str:

@@ -83,3 +83,39 @@ def categorical(values: list[str], codes: np.ndarray) -> pd.Categorical:
     table = np.append(cat_codes, -1).astype(np.int32)
     idx = slots(codes, len(values))
     return pd.Categorical.from_codes(table[idx], categories=pd.Index(uniques, dtype=object))
+
+
+def _equal_mask(column: pd.Series, text: str) -> np.ndarray:
+    """Rows whose text is ``text`` (``""`` matches a missing cell), compared once per category."""
+    codes, cats = codes_of(column)
+    table = np.array([str(c) == text for c in cats] + [text == ""], dtype=bool)
+    return lookup(table, codes)
+
+
+def group_rows(kernels: pd.DataFrame, op_type: str, shapes: str | None = None, klass: str | None = None) -> np.ndarray:
+    """The kernel rows of an operator group of the tables and charts (a by-type, by-shape or hot-operator row).
+
+    A group's type is the kernel's type, or its name where the type is missing (Level0 kernels,
+    as the tables show them). ``shapes`` and ``klass`` narrow the group when given.
+
+    Args:
+        kernels: The rank's kernel frame.
+        op_type: The group's type (or kernel name).
+        shapes: Its input shapes (``""``: none recorded), ``None``: any.
+        klass: Its kernel class, ``None``: any.
+    """
+    from mfu_desktop.core.readers import columns as C
+
+    n = len(kernels)
+    if C.OP_TYPE in kernels.columns:
+        mask = _equal_mask(kernels[C.OP_TYPE], op_type)
+        untyped = _equal_mask(kernels[C.OP_TYPE], "") | _equal_mask(kernels[C.OP_TYPE], "N/A")
+    else:
+        mask, untyped = np.zeros(n, dtype=bool), np.ones(n, dtype=bool)
+    if C.NAME in kernels.columns:
+        mask |= untyped & _equal_mask(kernels[C.NAME], op_type)
+    if shapes is not None and C.INPUT_SHAPES in kernels.columns:
+        mask &= _equal_mask(kernels[C.INPUT_SHAPES], shapes)
+    if klass is not None and "klass" in kernels.columns:
+        mask &= _equal_mask(kernels["klass"], klass)
+    return np.flatnonzero(mask)

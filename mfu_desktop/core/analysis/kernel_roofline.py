@@ -140,6 +140,25 @@ def roofline_columns(frame: pd.DataFrame, klass: pd.Categorical, counted: np.nda
     }
 
 
+def judged_values(table: pd.DataFrame) -> np.ndarray:
+    """The figure judging each row (kernels or groups): bandwidth utilisation where memory-bound, MFU otherwise.
+
+    The vectorised form of :func:`mfu_desktop.core.analysis.roofline_figures.judged_figure` (NaN: none).
+    """
+    n = len(table)
+    mfu = table["mfu"].to_numpy(dtype=np.float64) if "mfu" in table else np.full(n, np.nan)
+    if "bound" not in table or "bw_util" not in table:
+        return mfu
+    bound = table["bound"]
+    if isinstance(bound.dtype, pd.CategoricalDtype):
+        categories = list(bound.cat.categories)
+        memory = bound.cat.codes.to_numpy() == (categories.index("memory") if "memory" in categories else -2)
+    else:
+        memory = bound.astype(str).to_numpy() == "memory"
+    bw = table["bw_util"].to_numpy(dtype=np.float64)
+    return np.where(memory & np.isfinite(bw), bw, mfu)
+
+
 def roofline_summary(annotated: pd.DataFrame, bw_gbs: float | None, steps: int) -> dict[str, float | None]:
     """A rank's roofline figures: the step's point and where its judged time goes (means per step).
 

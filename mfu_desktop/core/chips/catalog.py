@@ -133,12 +133,17 @@ class UnknownChipError(CatalogError):
         self.name = name
         self.suggestions = suggestions
         if ambiguous:
-            message = f"chip {name!r} is ambiguous: it matches {', '.join(suggestions)}"
+            message = f"chip {name!r} is ambiguous: which one? {', '.join(suggestions)} (give the full name)"
         elif suggestions:
             message = f"unknown chip {name!r}; did you mean {', '.join(suggestions)}?"
         else:
             message = f"unknown chip {name!r}; run `mfu chips` for the list"
         super().__init__(message)
+
+
+def _name_words(text: str) -> list[str]:
+    """The lower-case words of a chip name (split at spaces, ``-``, ``_``, ``/`` and brackets)."""
+    return [w for w in re.split(r"[\s\-_()/\[\].,]+", text.strip().lower()) if w]
 
 
 def normalize_name(text: str) -> str:
@@ -554,18 +559,11 @@ class ChipCatalog:
             name, alternative = (part.strip() for part in name.rsplit("@", 1))
         key = normalize_name(name)
         matches = self._index.get(key, [])
+        family = self.named_family(name)
         if not matches:
-            close = difflib.get_close_matches(key, list(self._index), n=5, cutoff=0.6)
-            suggestions: list[str] = []
-            for k in close:
-                for chip in self._index[k]:
-                    if chip.identifier not in suggestions:
-                        suggestions.append(chip.identifier)
-            partial = [c.identifier for c in self.chips if key and key in normalize_name(c.identifier)]
-            for ident in partial:
-                if ident not in suggestions:
-                    suggestions.append(ident)
-            raise UnknownChipError(name, suggestions[:6])
+            if family:  # the leading words of one or more models: ask which
+                raise UnknownChipError(name, [c.identifier for c in family], ambiguous=len(family) > 1)
+            raise UnknownChipError(name, self._suggestions(key))
         if len(matches) > 1:
             exact = [c for c in matches if normalize_name(c.identifier) == key or normalize_name(c.model) == key]
             if len(exact) == 1:
@@ -573,7 +571,51 @@ class ChipCatalog:
             else:
                 raise UnknownChipError(name, [c.identifier for c in matches], ambiguous=True)
         chip = matches[0]
+        if len(family) > 1 and chip in family and key not in self._model_keys(chip):
+            # an alias that is also the start of other models' names (H100: SXM, PCIe or NVL?)
+            raise UnknownChipError(name, [c.identifier for c in family], ambiguous=True)
         return chip.with_alternative(alternative) if alternative else chip
+
+    def _suggestions(self, key: str) -> list[str]:
+        """Close names for an unknown one (at most 6)."""
+        suggestions: list[str] = []
+        for k in difflib.get_close_matches(key, list(self._index), n=5, cutoff=0.6):
+            for chip in self._index[k]:
+                if chip.identifier not in suggestions:
+                    suggestions.append(chip.identifier)
+        for ident in (c.identifier for c in self.chips if key and key in normalize_name(c.identifier)):
+            if ident not in suggestions:
+                suggestions.append(ident)
+        return suggestions[:6]
+
+    @staticmethod
+    def _model_keys(chip: Chip) -> set[str]:
+        """The names that are the row itself (not an alias): identifier, model, model without ``Ascend``/``Huawei``."""
+        keys = {normalize_name(chip.identifier), normalize_name(chip.model)}
+        for prefix in ("ascend ", "huawei "):
+            if chip.model.lower().startswith(prefix):
+                keys.add(normalize_name(chip.model[len(prefix):]))
+        return keys
+
+    def named_family(self, name: str) -> list[Chip]:
+        """Rows whose model name begins with the words of ``name`` (``H100`` → H100 SXM, H100 PCIe, H100 NVL).
+
+        A leading vendor word (``NVIDIA H100``) and ``Ascend`` are ignored on both sides.
+        """
+        vendors = {c.vendor.lower() for c in self.chips} | {"huawei", "ascend"}
+        words = _name_words(name)
+        while words and words[0] in vendors:
+            words = words[1:]
+        if not words:
+            return []
+        out = []
+        for chip in self.chips:
+            model = _name_words(chip.model)
+            while model and model[0] in vendors:
+                model = model[1:]
+            if model[:len(words)] == words:
+                out.append(chip)
+        return out
 
     def peak(self, chip: Chip | str, dtype: ComputeDtype | str) -> Peak:
         """The matrix-unit peak of a chip for a compute dtype.

@@ -29,7 +29,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, OTHER, Family, family_of
+from mfu_desktop.core.analysis.chip_resolution import NAME_THE_CHIP
+from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, OTHER, Family, family_of_kernel
+from mfu_desktop.core.analysis.kernel_names import short_name
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
 from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.cluster.memory import cluster_memory
@@ -38,8 +40,8 @@ from mfu_desktop.core.readers import columns as C
 
 #: A group is keyed by these.
 KEY = ("type", "input_shapes", "dtype")
-#: Per-step columns of a side's groups (means per rank).
-SUMS = ("count", "time_us", "flops", "mfu_time_us", "mfu_ideal_us")
+#: Per-step columns of a side's groups (means per rank): ``count`` is op calls, ``kernels`` the kernels they launched.
+SUMS = ("count", "kernels", "time_us", "flops", "mfu_time_us", "mfu_ideal_us")
 #: Relative change of calls or MFU below which a row is "unchanged" in that respect.
 CHANGE = 0.05
 #: Step columns compared.
@@ -54,51 +56,65 @@ NON_COMPUTE_FAMILIES = ("communication",)
 def _rank_groups(r) -> pd.DataFrame:
     """One rank's groups per step: from its fine table, or (a summarised rank) its document's by-shape rows."""
     if r.lite:
-        rows = pd.DataFrame(r.document.get("by_shape") or [])
-        if rows.empty:
-            return pd.DataFrame(columns=[*KEY, "klass", *SUMS])
-        time_us = pd.to_numeric(rows.get("time_us"), errors="coerce").fillna(0.0)
-        mfu = pd.to_numeric(rows.get("mfu"), errors="coerce")
-        return pd.DataFrame({
-            "type": rows["type"].astype(str), "input_shapes": rows.get("input_shapes", "").fillna("").astype(str),
-            "dtype": rows.get("dtype", "").fillna("").astype(str), "klass": "",
-            "count": pd.to_numeric(rows.get("count"), errors="coerce").fillna(0.0), "time_us": time_us,
-            "flops": pd.to_numeric(rows.get("flops"), errors="coerce").fillna(0.0),
-            "mfu_time_us": np.where(mfu.notna(), time_us, 0.0), "mfu_ideal_us": (mfu * time_us).fillna(0.0),
-        })
+        return _summary_groups(pd.DataFrame(r.document.get("by_shape") or []))
     fine = r.fine
     if fine is None or fine.empty:
-        return pd.DataFrame(columns=[*KEY, "klass", *SUMS])
+        return pd.DataFrame(columns=[*KEY, "klass", "kernel", *SUMS])
     steps = max(int(fine.attrs.get("steps", 1)), 1)
     out = pd.DataFrame({
         "type": fine["display_type"].astype(str),
         "input_shapes": (fine[C.INPUT_SHAPES].astype(str) if C.INPUT_SHAPES in fine else ""),
         "dtype": fine["dtype"].astype(str) if "dtype" in fine else "",
         "klass": fine["klass"].astype(str),
+        "kernel": fine["kernel"].astype(str) if "kernel" in fine else "",
     })
+    sources = {"count": "calls" if "calls" in fine else "count", "kernels": "count"}
     for column in SUMS:
-        out[column] = fine[column].to_numpy(dtype=np.float64) / steps if column in fine else 0.0
+        source = sources.get(column, column)
+        out[column] = fine[source].to_numpy(dtype=np.float64) / steps if source in fine else 0.0
     return out
+
+
+def _summary_groups(rows: pd.DataFrame) -> pd.DataFrame:
+    """A summarised rank's by-shape rows as groups (op calls where the summary has them, else kernels)."""
+    if rows.empty:
+        return pd.DataFrame(columns=[*KEY, "klass", "kernel", *SUMS])
+    time_us = pd.to_numeric(rows.get("time_us"), errors="coerce").fillna(0.0)
+    mfu = pd.to_numeric(rows.get("mfu"), errors="coerce")
+    kernels = pd.to_numeric(rows.get("count"), errors="coerce").fillna(0.0)
+    calls = pd.to_numeric(rows["calls"], errors="coerce").fillna(kernels) if "calls" in rows else kernels
+    return pd.DataFrame({
+        "type": rows["type"].astype(str), "input_shapes": rows.get("input_shapes", "").fillna("").astype(str),
+        "dtype": rows.get("dtype", "").fillna("").astype(str), "klass": "", "kernel": "",
+        "count": calls, "kernels": kernels, "time_us": time_us,
+        "flops": pd.to_numeric(rows.get("flops"), errors="coerce").fillna(0.0),
+        "mfu_time_us": np.where(mfu.notna(), time_us, 0.0), "mfu_ideal_us": (mfu * time_us).fillna(0.0),
+    })
 
 
 def side_groups(result: FolderAnalysis, families: tuple[Family, ...] | list[Family] = DEFAULT_FAMILIES
                 ) -> pd.DataFrame:
-    """A side's groups: mean per rank of each (type, shapes, dtype) per step, with family and MFU."""
+    """A side's groups: mean per rank of each (type, shapes, dtype) per step, with family and MFU.
+
+    A group's family comes from its operator type (a GPU kernel's launching op) and, when the
+    type is not recognised, from the name of its longest-running kernel.
+    """
     frames = [_rank_groups(r) for r in result.ranks]
     n = max(len(frames), 1)
     if not frames or all(f.empty for f in frames):
-        return pd.DataFrame(columns=[*KEY, "family", "klass", *SUMS, "mfu"])
+        return pd.DataFrame(columns=[*KEY, "family", "klass", "kernel", *SUMS, "mfu"])
     f = pd.concat(frames, ignore_index=True)
-    # the class of a group: the one with most time (a type can run on cube and AI CPU)
+    # the class and kernel of a group: those with most time (a type can run on cube and AI CPU)
     f = f.sort_values("time_us", ascending=False, kind="stable")
-    out = f.groupby(list(KEY), sort=False).agg(klass=("klass", "first"),
+    out = f.groupby(list(KEY), sort=False).agg(klass=("klass", "first"), kernel=("kernel", "first"),
                                                  **{c: (c, "sum") for c in SUMS}).reset_index()
     for column in SUMS:
         out[column] = out[column] / n
     with np.errstate(divide="ignore", invalid="ignore"):
         out["mfu"] = np.where(out["mfu_time_us"] > 0, out["mfu_ideal_us"] / out["mfu_time_us"], np.nan)
-    kinds = {t: family_of(t, families) for t in out["type"].unique()}
-    out["family"] = out["type"].map(kinds)
+    pairs = list(zip(out["type"].tolist(), out["kernel"].tolist()))
+    kinds = {pair: family_of_kernel(pair[0], pair[1], families) for pair in set(pairs)}
+    out["family"] = [kinds[pair] for pair in pairs]
     return out
 
 
@@ -116,6 +132,10 @@ class SideStep:
     slowest_step_us: float | None
     #: Peak memory of the side (the highest rank's): peak_allocated_mb, peak_reserved_mb, process_reserved_mb.
     memory: dict[str, float | None] = field(default_factory=dict)
+    #: Why the side's chip is not confirmed (its MFU is then a range or unknown); ``None`` when it is.
+    unconfirmed: str | None = None
+    #: The operator MFU's range over the candidate chips when the chip is not confirmed.
+    mfu_ops_range: tuple[float, float] | None = None
 
 
 def _mean(values: list[Any]) -> float | None:
@@ -134,8 +154,18 @@ def side_step(result: FolderAnalysis, label: str) -> SideStep:
     chips = sorted({d.get("chip") for d in docs if d.get("chip")})
     steps = [number(d.get("mfu_step")) for d in docs]
     st = result.cluster.step_time
-    return SideStep(label, len(docs), ", ".join(chips) or None, values, result.cluster.rate.mfu,
-                    _mean(steps), st.slowest_rank, st.slowest_value, side_memory(docs))
+    rate = result.cluster.rate
+    return SideStep(label, len(docs), ", ".join(chips) or None, values, rate.mfu, _mean(steps), st.slowest_rank,
+                    st.slowest_value, side_memory(docs), _unconfirmed(docs), rate.mfu_range)
+
+
+def _unconfirmed(docs: list[dict[str, Any]]) -> str | None:
+    """Why a side's chip is not confirmed (the first unconfirmed rank's peak source), ``None`` when every rank's is."""
+    for d in docs:
+        if not d.get("confirmed"):
+            source = str(d.get("peak_source") or "the chip was not identified")
+            return source.replace(f": no catalog row — {NAME_THE_CHIP}", ": no catalog row")
+    return None
 
 
 #: Memory peaks compared (MB; each side's highest rank, :mod:`mfu_desktop.core.cluster.memory`).
@@ -167,7 +197,7 @@ def _summed(frame: pd.DataFrame) -> list[str]:
 
 
 def _prefixed(frame: pd.DataFrame, side: str) -> pd.DataFrame:
-    return frame.rename(columns={c: f"{side}_{c}" for c in (*_summed(frame), "mfu", "klass")})
+    return frame.rename(columns={c: f"{side}_{c}" for c in (*_summed(frame), "mfu", "klass", "kernel")})
 
 
 def match_groups(base: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
@@ -213,8 +243,15 @@ def _family_sums(frame: pd.DataFrame, side: str) -> pd.DataFrame:
     with np.errstate(divide="ignore", invalid="ignore"):
         out["mfu"] = np.where(out["mfu_time_us"] > 0, out["mfu_ideal_us"] / out["mfu_time_us"], np.nan)
     out["klass"] = g["klass"].first().to_numpy()
-    out["members"] = g["type"].apply(lambda t: ", ".join(sorted(set(t))[:6])).to_numpy()
+    out["members"] = g["type"].apply(_members).to_numpy()
     return out.rename(columns={c: f"{side}_{c}" for c in (*summed, "mfu", "klass", "members")})
+
+
+def _members(types: pd.Series) -> str:
+    """The display names of a family row's operator types (at most 6, then how many more)."""
+    names = sorted({short_name(str(t)) for t in types})
+    more = f" (+{len(names) - 6} more)" if len(names) > 6 else ""
+    return ", ".join(names[:6]) + more
 
 
 #: Rows present on one side only: the side's name and the field naming its members.
@@ -226,21 +263,49 @@ def why_changed(row: dict[str, Any]) -> str:
     level = row.get("level")
     if level in _ONE_SIDE:
         side, members = _ONE_SIDE[level]
-        return f"only in {side} ({row.get(members) or row.get('type')})"
-    reasons = []
+        return f"only in {side} ({row.get(members) or short_name(str(row.get('type')))})"
     base_calls, new_calls = number(row.get("base_count")) or 0.0, number(row.get("new_count")) or 0.0
-    if base_calls > 0 and abs(new_calls / base_calls - 1.0) > CHANGE:
-        reasons.append(f"calls ×{new_calls / base_calls:.3g} (the model or the schedule changed)")
+    reasons = [r for r in (_calls_reason(row, base_calls, new_calls), _kernels_per_call_reason(row)) if r]
+    calls_changed = base_calls > 0 and abs(new_calls / base_calls - 1.0) > CHANGE
     if level == "same family":
         reasons.append("different shapes or operators (the parallel configuration, sequence length or kernel "
                        f"choice changed): BASE {row.get('base_members', '')}; NEW {row.get('new_members', '')}")
     if level == "same shape":
-        reason = _same_shape_reason(row, base_calls, new_calls, calls_changed=bool(reasons))
+        reason = _same_shape_reason(row, base_calls, new_calls, calls_changed=calls_changed)
         if reason:
             reasons.append(reason)
     if row.get("new_klass") == "aicpu" and row.get("base_klass") not in ("aicpu", "", None):
         reasons.append("fell back to AI CPU")
     return "; ".join(reasons)
+
+
+def _calls_reason(row: dict[str, Any], base_calls: float, new_calls: float) -> str | None:
+    """A change of op calls, and what it means given the FLOPs: a changed model, or the same work split differently.
+
+    Args:
+        row: The comparison row.
+        base_calls: BASE's op calls per step.
+        new_calls: NEW's op calls per step.
+    """
+    if not (base_calls > 0 and abs(new_calls / base_calls - 1.0) > CHANGE):
+        return None
+    ratio = new_calls / base_calls
+    base_flops, new_flops = number(row.get("base_flops")) or 0.0, number(row.get("new_flops")) or 0.0
+    if base_flops > 0 and new_flops > 0 and abs(new_flops / base_flops - 1.0) <= CHANGE:
+        return (f"calls ×{ratio:.3g} for the same FLOPs (the same work in more or fewer calls: fusion, "
+                "splitting or the schedule — not the model)")
+    return f"calls ×{ratio:.3g} (the model or the schedule changed)"
+
+
+def _kernels_per_call_reason(row: dict[str, Any]) -> str | None:
+    """A change of kernels per op call: a library's launch pattern (cuBLAS GEMM + memset vs one hipBLASLt kernel)."""
+    per = []
+    for side in ("base", "new"):
+        calls, kernels = number(row.get(f"{side}_count")) or 0.0, number(row.get(f"{side}_kernels")) or 0.0
+        per.append(kernels / calls if calls > 0 and kernels > 0 else None)
+    if per[0] is None or per[1] is None or abs(per[1] / per[0] - 1.0) <= CHANGE:
+        return None
+    return f"{per[0]:.3g} → {per[1]:.3g} kernels per call (the library launches them differently, not the model)"
 
 
 def _same_shape_reason(row: dict[str, Any], base_calls: float, new_calls: float, calls_changed: bool) -> str | None:
@@ -423,15 +488,21 @@ def _explain_step(comparison: Comparison) -> None:
 # --- outputs ------------------------------------------------------------------------------------
 
 #: Columns of the matched table, in the order every output uses.
-ROW_COLUMNS = ("level", "family", "type", "input_shapes", "dtype", "base_count", "base_time_us", "base_flops",
-               "base_mfu", "new_count", "new_time_us", "new_flops", "new_mfu", "delta_us", "ratio", "why",
-               "predicted_new_us", "prediction_error")
+ROW_COLUMNS = ("level", "family", "display_name", "type", "input_shapes", "dtype", "base_count", "base_kernels",
+               "base_time_us", "base_flops", "base_mfu", "new_count", "new_kernels", "new_time_us", "new_flops",
+               "new_mfu", "delta_us", "ratio", "why", "predicted_new_us", "prediction_error")
 
 
 def table(comparison: Comparison) -> pd.DataFrame:
-    """The matched rows with the output columns (per step, mean per rank)."""
+    """The matched rows with the output columns (per step, mean per rank).
+
+    ``count`` columns are op calls and ``kernels`` the kernels they launched; ``type`` is the
+    full name and ``display_name`` its short form (:func:`~mfu_desktop.core.analysis.kernel_names.short_name`).
+    """
     rows = comparison.rows
-    return pd.DataFrame({c: rows.get(c, np.nan) for c in ROW_COLUMNS})
+    out = pd.DataFrame({c: rows.get(c, np.nan) for c in ROW_COLUMNS})
+    out["display_name"] = [short_name(str(t)) for t in rows["type"]] if "type" in rows else []
+    return out
 
 
 def _side_json(side: SideStep) -> dict[str, Any]:

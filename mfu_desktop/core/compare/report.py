@@ -33,12 +33,35 @@ def _side(side: SideStep) -> str:
     return f"{side.label}: {side.ranks} rank(s), {side.chip or 'chip not confirmed'}{slowest}"
 
 
+def side_mfu_text(side: SideStep) -> str:
+    """A side's operator MFU: the value, its range over the candidate chips (chip not confirmed), or "–"."""
+    if side.mfu_ops is not None:
+        return _pct(side.mfu_ops)
+    if side.mfu_ops_range is not None:
+        lo, hi = side.mfu_ops_range
+        return f"{pct(lo)}–{pct(hi)}?"
+    return "–"
+
+
+def chip_hints(c: Comparison) -> list[str]:
+    """For each side whose chip is not confirmed: why, what its MFU shows, and how to name the chip."""
+    out = []
+    for key in ("base", "new"):
+        side = getattr(c, key)
+        if side.unconfirmed:
+            shown = "a range over the candidate chips (?)" if side.mfu_ops_range else "–"
+            out.append(f"{side.label}: chip not confirmed ({side.unconfirmed}); its MFU shows {shown}: name the "
+                       f"chip with --chip-{key} NAME (in the window: Assumptions → Chip for BASE, NEW's chip in the "
+                       "Compare tab)")
+    return out
+
+
 def step_lines(c: Comparison) -> list[tuple[str, str, str, str]]:
     """(label, BASE, NEW, Δ) of the step, per step, mean per rank (µs)."""
     delta = c.step_delta()
     lines = [(label, _us(c.base.values.get(k)), _us(c.new.values.get(k)), _signed(delta.get(k)))
              for k, label in STEP_LINES]
-    lines.append(("operator MFU", _pct(c.base.mfu_ops), _pct(c.new.mfu_ops), ""))
+    lines.append(("operator MFU", side_mfu_text(c.base), side_mfu_text(c.new), ""))
     lines.append(("step MFU (mean per rank)", _pct(c.base.mfu_step), _pct(c.new.mfu_step), ""))
     if c.chip_vs_chip:
         lines.append(("step predicted for NEW's chip", "", _us(c.predicted_step_us), ""))
@@ -84,6 +107,7 @@ def console_text(c: Comparison, top: int = 20) -> str:
     new_step = c.new.values.get("step_time_us")
     if base_step and new_step:
         out.append(f"   NEW takes {new_step / base_step:.3g}× BASE's step time (speed-up {base_step / new_step:.3g}×)")
+    out += [f"   {hint}" for hint in chip_hints(c)]
     out += memory_lines(c)
     bars = c.waterfall()
     if bars:
@@ -103,7 +127,7 @@ def console_text(c: Comparison, top: int = 20) -> str:
         pred = f"{_us(number(r.get('predicted_new_us'))):>11} " if predicted else ""
         out.append(f"     {_signed(number(r['delta_us'])):>10} {_us(number(r['base_time_us'])):>11} "
                    f"{_us(number(r['new_time_us'])):>11} {ratio:>6} {mfu:>15} {pred}{r['level']:<11} "
-                   f"{r['type']}{shapes}{why}")
+                   f"{r['display_name']}{shapes}{why}")
     out += [f"note: {n}" for n in c.notes]
     return "\n".join(out)
 
@@ -113,6 +137,7 @@ def markdown(c: Comparison, top: int = 30) -> str:
     out = ["# Comparison", "", f"- {_side(c.base)}", f"- {_side(c.new)}", f"- {PER_STEP_CONVENTION}", "",
            "| µs per step | BASE | NEW | Δ |", "|---|---:|---:|---:|"]
     out += [f"| {label.strip()} | {a} | {b} | {d} |" for label, a, b, d in step_lines(c)]
+    out += ["", *[f"> {hint}" for hint in chip_hints(c)]] if chip_hints(c) else []
     mem = memory_rows(c)
     if mem:
         out += ["", "| memory (highest rank) | BASE | NEW | Δ |", "|---|---:|---:|---:|"]
@@ -128,7 +153,8 @@ def markdown(c: Comparison, top: int = 30) -> str:
         ratio = f"{r['ratio']:.3g}" if number(r["ratio"]) is not None else "–"
         out.append(f"| {_signed(number(r['delta_us']))} | {_us(number(r['base_time_us']))} | "
                    f"{_us(number(r['new_time_us']))} | {ratio} | {_pct(number(r['base_mfu']))} | "
-                   f"{_pct(number(r['new_mfu']))} | {r['level']} | {r['type']} | {r['input_shapes']} | {r['why']} |")
+                   f"{_pct(number(r['new_mfu']))} | {r['level']} | {r['display_name']} | {r['input_shapes']} | "
+                   f"{r['why']} |")
     if c.notes:
         out += ["", *[f"- {n}" for n in c.notes]]
     return "\n".join(out) + "\n"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from mfu_desktop.core.formulas.bytes import min_bytes
 from mfu_desktop.core.formulas.derivation import Derivation, MissingInput
 from mfu_desktop.core.formulas.mfu import MfuBand, mfu_band
-from mfu_desktop.core.numbers import grouped, pct, short, sig
+from mfu_desktop.core.numbers import Exact, grouped, operands, pct, short, sig
 
 #: What a bandwidth utilisation means, on the same bands as MFU (one band definition: :func:`mfu_band`).
 BANDWIDTH_TEXT = {
@@ -115,20 +115,22 @@ def calc_memory_bound(input_shapes: str, input_dtypes: str, output_shapes: str |
     achieved = util = attainable = None
     if time_s:
         achieved = count.bytes / time_s / 1e9
-        d.steps.append(f"achieved = bytes / t = {grouped(count.bytes)} / {short(time_s, 6)} s = {sig(achieved)} GB/s")
+        b_text, t_text = operands(lambda b, t: b / t / 1e9, sig, Exact(count.bytes, grouped(count.bytes)), time_s)
+        d.steps.append(f"achieved = bytes / t = {b_text} / {t_text} s = {sig(achieved)} GB/s")
         d.results.append(("achieved bandwidth", f"{sig(achieved)} GB/s"))
     else:
         d.missing.append(MissingInput("time", WHERE["time"]))
     if bw_gbs:
         attainable = count.bytes / (bw_gbs * 1e9)
-        d.steps.append(f"t* = bytes / BW = {grouped(count.bytes)} / {short(bw_gbs, 6)} GB/s = "
-                       f"{sig(attainable * 1e6)} µs")
+        b_text, bw_text = operands(lambda b, w: b / w / 1e3, sig, Exact(count.bytes, grouped(count.bytes)), bw_gbs)
+        d.steps.append(f"t* = bytes / BW = {b_text} / {bw_text} GB/s = {sig(attainable * 1e6)} µs")
         d.results.append(("roofline-attainable time", f"{sig(attainable * 1e6)} µs"))
     else:
         d.missing.append(MissingInput("bandwidth", WHERE["bandwidth"]))
     if achieved is not None and bw_gbs:
         util = achieved / bw_gbs
-        d.steps.append(f"bandwidth utilisation = achieved / BW = {sig(achieved)} / {short(bw_gbs, 6)} = {pct(util)}")
+        a_text, bw_text = operands(lambda a, w: a / w, pct, achieved, bw_gbs)
+        d.steps.append(f"bandwidth utilisation = achieved / BW = {a_text} / {bw_text} = {pct(util)}")
         d.results.append(("bandwidth utilisation", pct(util)))
         d.results.append(("lost time", f"{sig(max(time_s - attainable, 0.0) * 1e6)} µs = t − t*"))
         d.interpretation = interpret_bandwidth(util)

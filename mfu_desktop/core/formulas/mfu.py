@@ -31,7 +31,7 @@ from mfu_desktop.core.formulas.flops import (
     linear_flops,
 )
 from mfu_desktop.core.formulas.shapes import Shape, format_shape
-from mfu_desktop.core.numbers import grouped, pct, short, sig
+from mfu_desktop.core.numbers import Exact, grouped, operands, pct, short, sig
 
 if TYPE_CHECKING:  # numpy is imported where arrays are handled: the calculator's command line stays light
     import numpy as np
@@ -327,13 +327,13 @@ def _achieved_and_mfu(
         if time_s <= 0:
             raise FlopError(f"time must be positive, got {time_s} s")
         achieved = count.flops / time_s / 1e12
-        derivation.steps.append(
-            f"achieved = FLOPs / t / 1e12 = {grouped(count.flops)} / {short(time_s, 6)} s / 1e12 "
-            f"= {sig(achieved)} TFLOP/s"
-        )
+        flops_text, t_text = operands(lambda f, t: f / t / 1e12, sig, Exact(count.flops, grouped(count.flops)), time_s)
+        derivation.steps.append(f"achieved = FLOPs / t / 1e12 = {flops_text} / {t_text} s / 1e12 = "
+                                f"{sig(achieved)} TFLOP/s")
     if achieved is not None and peak is not None:
         mfu = achieved / peak.tflops
-        derivation.steps.append(f"MFU = achieved / peak = {sig(achieved)} / {short(peak.tflops)} = {pct(mfu)}")
+        a, p = operands(lambda a, p: a / p, pct, achieved, peak.tflops)
+        derivation.steps.append(f"MFU = achieved / peak = {a} / {p} = {pct(mfu)}")
     return achieved, mfu
 
 

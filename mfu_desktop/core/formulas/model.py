@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from mfu_desktop.core.formulas.derivation import Derivation
 from mfu_desktop.core.formulas.flops import FlopError
 from mfu_desktop.core.formulas.mfu import interpret
-from mfu_desktop.core.numbers import grouped, pct, short, sig
+from mfu_desktop.core.numbers import Exact, grouped, operands, pct, short, sig
 
 
 @dataclass(frozen=True)
@@ -321,22 +321,28 @@ def _palm_inputs(f: _PalmFigures, peak_source: str) -> list[tuple[str, str]]:
 def _palm_steps(f: _PalmFigures) -> list[str]:
     """The formula steps with the numbers substituted: 6N, attention, FLOPs per token, peak, MFU, HFU."""
     halved = " / 2 (causal halved)" if f.conventions.causal_halved else ""
-    tokens, peak_total = short(f.tokens_per_s), sig(f.peak_total, 4)
+    peak_total = sig(f.peak_total, 4)
+
+    def sig4(value: float) -> str:
+        return sig(value, 4)
+
+    (n_text,) = operands(lambda n: 6.0 * n, sig4, f.params, figures=4)
     steps = [
-        f"6·N = 6 × {sig(f.params, 4)} = {sig(f.dense, 4)} FLOPs per token",
+        f"6·N = 6 × {n_text} = {sig4(f.dense)} FLOPs per token",
         f"attention = 12·L·H·Q·T{halved} = 12 × {f.layers} × {f.heads} × {f.head_dim} × {f.seq}{halved} = "
-        f"{sig(f.attention, 4)}",
-        f"flops_per_token = 6N + attention = {sig(f.total, 4)} ({sig(f.total / 1e12)} TFLOP per token)",
+        f"{sig4(f.attention)}",
+        f"flops_per_token = 6N + attention = {sig4(f.total)} ({sig(f.total / 1e12)} TFLOP per token)",
         f"peak = P_chip · n = {short(f.peak_tflops_per_chip)}e12 × {f.n_chips} = {peak_total} FLOP/s",
-        f"R = peak / flops_per_token = {sig(f.peak_total / f.total, 4)} tokens/s at 100 % MFU",
-        f"MFU without attention = {tokens} × {sig(f.dense, 4)} / {peak_total} = {pct(f.mfu_wo)}",
-        f"MFU with attention = {tokens} × {sig(f.total, 4)} / {peak_total} = {pct(f.mfu_w)}",
+        f"R = peak / flops_per_token = {sig4(f.peak_total / f.total)} tokens/s at 100 % MFU",
     ]
+    for label, flops, mfu in (("MFU without attention", f.dense, f.mfu_wo), ("MFU with attention", f.total, f.mfu_w)):
+        t, x, p = operands(lambda t, x, p: t * x / p, pct, f.tokens_per_s, flops, f.peak_total, figures=4)
+        steps.append(f"{label} = {t} × {x} / {p} = {pct(mfu)}")
     if f.hfu is not None:
-        steps.append(
-            f"HFU = {tokens} × ({sig(f.total, 4)} + {sig(f.remat_flops_per_token, 4)}) / {peak_total}"
-            f" = {pct(f.hfu)} ({sig((f.total + f.remat_flops_per_token) / 1e12)} TFLOP per token incl. recomputation)"
-        )
+        t, x, r, p = operands(lambda t, x, r, p: t * (x + r) / p, pct, f.tokens_per_s, f.total,
+                              f.remat_flops_per_token, f.peak_total, figures=4)
+        steps.append(f"HFU = {t} × ({x} + {r}) / {p} = {pct(f.hfu)} "
+                     f"({sig((f.total + f.remat_flops_per_token) / 1e12)} TFLOP per token incl. recomputation)")
     return steps
 
 
@@ -410,15 +416,15 @@ def inverse_derivation(
     d = Derivation("Target MFU → throughput (inverse solve)")
     d.inputs = [("target MFU", pct(target_mfu)), ("flops per token", sig(flops_per_token, 4)),
                 ("peak per chip", f"{short(peak_tflops_per_chip)} TFLOP/s"), ("chips", str(n_chips))]
-    d.steps.append(
-        f"tokens/s = MFU × P_chip × n / flops_per_token = {sig(target_mfu, 4)} × {short(peak_tflops_per_chip)}e12 × "
-        f"{n_chips} / {sig(flops_per_token, 4)} = {sig(tokens, 4)}"
-    )
+    m, p, n, fpt = operands(lambda m, p, n, f: m * p * 1e12 * n / f, lambda x: sig(x, 4), target_mfu,
+                            peak_tflops_per_chip, Exact(n_chips, str(n_chips)), flops_per_token, figures=4)
+    d.steps.append(f"tokens/s = MFU × P_chip × n / flops_per_token = {m} × {p}e12 × {n} / {fpt} = {sig(tokens, 4)}")
     d.results.append(("tokens/s", sig(tokens, 4)))
     if global_batch is not None and seq is not None:
         step = solve_step_time(target_mfu, flops_per_token, peak_tflops_per_chip, n_chips, global_batch, seq)
-        d.steps.append(f"step time = global_batch × T / tokens/s = {sig(global_batch, 6)} × {seq} / {sig(tokens, 4)} "
-                       f"= {sig(step, 4)} s")
+        g, t, k = operands(lambda g, t, k: g * t / k, lambda x: sig(x, 4), global_batch, Exact(seq, str(seq)), tokens,
+                           figures=4)
+        d.steps.append(f"step time = global_batch × T / tokens/s = {g} × {t} / {k} = {sig(step, 4)} s")
         d.results.append(("step time", f"{sig(step, 4)} s"))
     d.conventions = [
         *(conventions or Conventions()).describe(),

@@ -146,3 +146,45 @@ def analysis_from_summary(summary: Summary, catalog: ChipCatalog | None = None) 
     options = summary_options(summary.manifest)
     return FolderAnalysis(found, ranks, failures, cluster_summary(ranks, found, options, docs), options,
                           list(folder["warnings"]), docs, summary.root)
+
+
+def summary_conflict(summary: Summary, asked: AnalysisOptions, catalog: ChipCatalog,
+                     option: str = "--chip") -> str | None:
+    """Why a summary cannot be shown with the options asked for (``None`` when it can).
+
+    A summary keeps each rank's figures and its longest (type, shape) groups, not every kernel:
+    its MFU cannot be recomputed for another chip or other FLOP conventions. An option that
+    differs from what the summary was made with is refused with the command that gives the
+    figures asked for — never ignored.
+
+    Args:
+        summary: The summary folder, read.
+        asked: The analysis options given on the command line.
+        catalog: The chip catalog (to compare chip names).
+        option: How the command calls its chip option (``--chip``, ``--chip-new`` …).
+
+    Raises:
+        UnknownChipError: When the chip asked for is not in the catalog.
+    """
+    made = (summary.manifest.get("options") or {}).get("analysis") or {}
+    redo = (f"summarise again with it (mfu summarize PATH --out {summary.root} …) or analyse the profiles "
+            "(mfu analyze PATH …)")
+    if asked.chip:
+        chip = catalog.find(asked.chip).identifier
+        docs = summary.documents
+        ran_on = sorted({str(d.get("chip_id")) for d in docs if d.get("confirmed") and d.get("chip_id")})
+        if ran_on != [chip] or not all(d.get("confirmed") for d in docs):
+            shown = ", ".join(ran_on) or "an unconfirmed chip (MFU as a range)"
+            return (f"argument {option}: the summary {summary.root.name} holds MFU for {shown}; it keeps groups, not "
+                    f"kernels, so it cannot be recomputed for {chip}: {redo}")
+    defaults = FlopOptions()
+    asked_flops = {"fa_sparse_mode": asked.flops.fa_sparse_mode, "fa_layout": asked.flops.fa_layout,
+                   "fa_backward": asked.flops.fa_backward}
+    for key, value in asked_flops.items():
+        recorded = (made.get("flops") or {}).get(key, getattr(defaults, key))
+        if value != getattr(defaults, key) and str(value) != str(recorded):
+            return (f"argument --{key.replace('_', '-')}: the summary {summary.root.name} was made with {recorded}; "
+                    f"its FLOPs cannot be recomputed for {value}: {redo}")
+    if asked.hf32 and not made.get("hf32"):
+        return f"argument --hf32: the summary {summary.root.name} was made without it: {redo}"
+    return None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import as_completed as futures_completed
@@ -38,8 +39,24 @@ from mfu_desktop.core.store.summaries import (
     write_summary,
 )
 
-#: The hint printed when Dask is needed and missing.
-CLUSTER_EXTRA_HINT = 'Dask is not installed: pip install "mfu-desktop[cluster]" (or drop --scheduler/--workers)'
+
+def cluster_extra_hint() -> str:
+    """How to install Dask into the environment this MFU Desktop runs from (the package is on no index).
+
+    From a checkout (the package's own folder holds ``pyproject.toml``): the ``cluster`` extra of
+    that checkout; otherwise Dask itself, with the interpreter running ``mfu`` so that it lands in
+    the same environment; the frozen bundle cannot take Dask.
+    """
+    if getattr(sys, "frozen", False):
+        return ("Dask is not installed and the bundled app cannot take it: run mfu summarize from a pip install "
+                "(in a checkout: pip install \".[cluster]\"), or drop --scheduler/--workers")
+    python = sys.executable or "python3"
+    checkout = Path(__file__).resolve().parents[3]
+    if (checkout / "pyproject.toml").is_file():
+        return (f'Dask is not installed: {python} -m pip install -e "{checkout}[cluster]" '
+                "(or drop --scheduler/--workers)")
+    return (f'Dask is not installed: {python} -m pip install "dask[distributed]>=2024.1" (what the cluster extra '
+            'holds; from a checkout: pip install ".[cluster]"), or drop --scheduler/--workers')
 
 
 class MissingExtra(RuntimeError):
@@ -94,7 +111,7 @@ class DaskRunner(Runner):
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            raise MissingExtra(CLUSTER_EXTRA_HINT) from None
+            raise MissingExtra(cluster_extra_hint()) from None
         self._cluster = None
         if scheduler:
             self._client = Client(scheduler, timeout="30s")
@@ -174,6 +191,10 @@ class SummarizeResult:
     cancelled: bool = False
     runner: str = ""
     analysed: list[str] = field(default_factory=list)  # paths of the ranks analysed in this run
+    #: What discovery said about the paths given (a path that does not exist, a folder without ranks …).
+    warnings: list[str] = field(default_factory=list)
+    #: Every rank folder found (summarised, reused or failed).
+    rank_paths: list[str] = field(default_factory=list)
 
 
 def _options_record(options: AnalysisOptions, catalog: ChipCatalog) -> dict[str, Any]:
@@ -215,7 +236,8 @@ def summarize(paths: list[Path], out: Path, options: AnalysisOptions, catalog: C
     manifest = write_summary(out, entries, [str(p) for p in found.roots], _options_record(options, catalog),
                              options.describe(), options.top_n, list(found.warnings))
     return SummarizeResult(manifest, len(entries), done - failed, reused, [e for e in entries if e.status != "ok"],
-                           cancelled, runner.description, analysed + [e.path for e in todo.values()])
+                           cancelled, runner.description, analysed + [e.path for e in todo.values()],
+                           list(found.warnings), [e.path for e in entries])
 
 
 def _submit_ranks(folders: list[RankFolder], previous: set[str], options: AnalysisOptions, catalog: ChipCatalog,

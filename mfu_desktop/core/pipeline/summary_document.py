@@ -32,8 +32,8 @@ TOP_SHAPES = 200
 #: Per-step columns kept.
 STEP_COLUMNS = ("step", "computing", "comm_not_overlapped", "overlapped", "communication", "free", "bubble",
                 "step_time_us", "flops", "mfu_step")
-SHAPE_COLUMNS = ("type", "input_shapes", "dtype", "count", "time_us", "flops", "mfu", "lost_us", "status", "reason",
-                 "bytes", "achieved_gbs", "bw_util", "intensity", "roof_util", "bound")
+SHAPE_COLUMNS = ("type", "input_shapes", "dtype", "count", "calls", "time_us", "flops", "mfu", "lost_us", "status",
+                 "reason", "bytes", "achieved_gbs", "bw_util", "intensity", "roof_util", "bound")
 
 
 def _plain(value: Any) -> Any:

@@ -38,6 +38,9 @@ ATTRIBUTES = "attributes"
 #: The share of its op's FLOPs a kernel carries (an op's FLOPs spread over its kernels by time; 1 on Ascend).
 FLOPS_SHARE = "flops_share"
 STREAM_ID = "stream_id"
+#: The framework op call a kernel belongs to (an id unique within the rank, −1: none). A GPU op may launch
+#: several kernels (cuBLAS: a GEMM and a memset per ``aten::mm``); readers without it have one kernel per call.
+OP_CALL = "op_call"
 #: FLOPs a producer recorded for the call a kernel belongs to, this kernel's share (MSTX ``mfu_flops``).
 RECORDED_FLOPS = "recorded_flops"
 #: Which recorded range a kernel belongs to (−1: none); recorded FLOPs are used per range.
@@ -50,7 +53,7 @@ ENRICHMENT = "enrichment"
 CATEGORY_COLUMNS = (NAME, OP_TYPE, CORE_TYPE, HF32_ELIGIBLE, INPUT_SHAPES, INPUT_DTYPES, OUTPUT_SHAPES, OUTPUT_DTYPES,
                     ATTRIBUTES, ENRICHMENT)
 #: Integer id columns (nullable).
-INT_COLUMNS = (STEP_ID, DEVICE_ID, BLOCK_DIM, MIX_BLOCK_DIM)
+INT_COLUMNS = (STEP_ID, DEVICE_ID, STREAM_ID, BLOCK_DIM, MIX_BLOCK_DIM)
 
 #: Main-memory counters (``--aic-metrics Memory`` / ``MemoryAccess``): GB/s over the core's busy time,
 #: or KB moved (mfu.md §6: shown beside the minimum bytes).
@@ -73,12 +76,12 @@ PMU_FLOAT64 = ("aic_cube_fops",)
 FLOAT_COLUMNS = (DURATION_US, WAIT_US, *PMU_COLUMNS)
 
 #: Read as float32 (small integers and counters; float32 is exact to 2**24).
-FLOAT32_COLUMNS = (WAIT_US, STEP_ID, DEVICE_ID, BLOCK_DIM, MIX_BLOCK_DIM,
+FLOAT32_COLUMNS = (WAIT_US, STEP_ID, DEVICE_ID, STREAM_ID, BLOCK_DIM, MIX_BLOCK_DIM,
                    *(c for c in PMU_COLUMNS if c not in PMU_FLOAT64))
 
 #: Every canonical column, in display order.
 KERNEL_COLUMNS = (
-    STEP_ID, DEVICE_ID, NAME, OP_TYPE, CORE_TYPE, START_NS, DURATION_US, WAIT_US, BLOCK_DIM, MIX_BLOCK_DIM,
+    STEP_ID, DEVICE_ID, NAME, OP_TYPE, CORE_TYPE, STREAM_ID, START_NS, DURATION_US, WAIT_US, BLOCK_DIM, MIX_BLOCK_DIM,
     HF32_ELIGIBLE, INPUT_SHAPES, INPUT_DTYPES, OUTPUT_SHAPES, OUTPUT_DTYPES, *PMU_COLUMNS,
 )
 
@@ -94,6 +97,7 @@ _BASE_ALIASES = {
     "type": OP_TYPE,
     "op type": OP_TYPE,
     "accelerator core": CORE_TYPE,
+    "stream id": STREAM_ID,
     "task type": CORE_TYPE,
     "start time(us)": START_NS,
     "task start time(us)": START_NS,

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from mfu_desktop.core.advisor.advice import Advice
+from mfu_desktop.core.analysis.kernel_names import short_name, short_names
 from mfu_desktop.core.numbers import calls, pct, sig
 from mfu_desktop.core.report.advice_report import advice_document, advice_markdown, findings_table
 from mfu_desktop.core.writing import (
@@ -67,19 +68,20 @@ def markdown_summary(result: object, advice: Advice | None = None, lang: str = "
         if roof:
             lines += [f"Roofline: {roof}", ""]
         if not r.hot_by_lost.empty:
-            lines += ["| type | input shapes | calls/step | time (µs/step) | MFU / BW | lost (µs/step) |",
+            lines += ["| type | input shapes | kernels/step | time (µs/step) | MFU / BW | lost (µs/step) |",
                       "|---|---|---|---|---|---|"]
             for row in r.hot_by_lost.to_dict("records"):
                 label, value = judged_figure(row)
                 figure = f"{label} {_fmt(value, 'pct')}" if value is not None else "–"
-                lines.append(f"| {row['type']} | `{row['input_shapes']}` | {calls(row['count'])} | "
+                lines.append(f"| {short_name(str(row['type']))} | `{row['input_shapes']}` | {calls(row['count'])} | "
                              f"{_fmt(row['time_us'])} | {figure} | {_fmt(row['lost_us'])} |")
         else:
             lines.append("No kernel has a lost time (no FLOPs-based MFU and no bytes). " + " ".join(s.tier.why))
         if not r.excluded.empty:
             lines += ["", "Excluded from FLOPs-based MFU (per step):", ""]
             for row in r.excluded.itertuples(index=False):
-                lines.append(f"- {row.type} × {calls(row.count)} ({_fmt(row.time_us)} µs): {row.reason}")
+                lines.append(f"- {short_name(str(row.type))} × {calls(row.count)} ({_fmt(row.time_us)} µs): "
+                             f"{row.reason}")
         if r.warnings:
             lines += ["", "Warnings:", ""] + [f"- {w}" for w in r.warnings]
     options = getattr(result, "options", None)
@@ -89,6 +91,22 @@ def markdown_summary(result: object, advice: Advice | None = None, lang: str = "
     if warnings:
         lines += ["", "## Warnings", ""] + [f"- {w}" for w in warnings]
     return "\n".join(lines) + "\n"
+
+
+#: The column of each table that holds a kernel or operator name, and where its display name goes.
+NAME_COLUMNS = (("name", "display_name"), ("type", "display_type"))
+
+
+def with_display_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the short display name beside every full name (:func:`short_names`, once per category).
+
+    The kernels get ``display_name`` beside ``name``; the aggregate tables ``display_type`` beside
+    ``type``. The full names stay as they are.
+    """
+    for full, display in NAME_COLUMNS:
+        if full in frame.columns and display not in frame.columns:
+            frame.insert(frame.columns.get_loc(full) + 1, display, short_names(frame[full]))
+    return frame
 
 
 def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv", "parquet"),
@@ -119,7 +137,7 @@ def export_analysis(result: object, folder: Path, formats: Iterable[str] = ("csv
             frame = getattr(r, name)
             if frame is None or frame.empty:
                 continue
-            frame = frame.copy(deep=False)
+            frame = with_display_names(frame.copy(deep=False))
             frame.insert(0, "rank", r.rank)
             parts.append(frame)
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()

@@ -235,7 +235,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "by_type": (("rank", "int"), ("type", "text"), ("count", "float"), ("flops", "float"), ("time_us", "float"),
                 ("achieved_tflops", "float"), ("mfu", "float")),
     "by_shape": (("rank", "int"), ("type", "text"), ("input_shapes", "text"), ("dtype", "text"), ("count", "float"),
-                 ("time_us", "float"), ("flops", "float"), ("mfu", "float"), ("lost_us", "float"),
+                 ("calls", "float"), ("time_us", "float"), ("flops", "float"), ("mfu", "float"), ("lost_us", "float"),
                  ("status", "text"), ("reason", "text"), ("bytes", "float"), ("achieved_gbs", "float"),
                  ("bw_util", "float"), ("intensity", "float"), ("roof_util", "float"), ("bound", "text")),
     "hot": (("rank", "int"), ("by", "text"), ("type", "text"), ("input_shapes", "text"), ("count", "float"),

@@ -9,6 +9,9 @@ from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
 
 #: Colours of the step-breakdown segments (computing, communication not overlapped, free, bubble).
 SEGMENT_COLORS = ((70, 130, 200), (220, 120, 50), (150, 150, 150), (200, 60, 60))
+#: Family colours, in the order of the shipped family mapping (then "other"): the roofline and the timeline.
+FAMILY_COLORS = ((214, 39, 40), (255, 127, 14), (31, 119, 180), (148, 103, 189), (127, 127, 127), (44, 160, 44),
+                 (188, 189, 34), (140, 86, 75), (227, 119, 194), (23, 190, 207), (174, 199, 232), (100, 100, 100))
 
 
 def make_plot(title: str, x_label: str, y_label: str, x_units: str = "", y_units: str = "",
@@ -147,7 +150,7 @@ class ChartPage:
         self.message.setWordWrap(True)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setStyleSheet("color: palette(placeholder-text); font-size: 10pt; padding: 24px;")
-        self.message.setMinimumHeight(plot.minimumHeight())
+        # no minimum of its own: the stack already keeps the plot's, and a tab that lowers it gets the room back
         self.stack.addWidget(plot)
         self.stack.addWidget(self.message)
 

@@ -10,6 +10,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
+from mfu_desktop.core.analysis.kernel_names import short_name
 from mfu_desktop.gui.charts.common import ChartPage, make_plot, set_category_ticks
 
 #: Colours: time gained (NEW faster), time lost, the totals, and the two sides.
@@ -91,7 +92,8 @@ class PairedBarsChart(QWidget):
                           height=0.38)
         self.new.setOpts(x0=np.zeros(len(rows)), y=y + 0.2, width=rows["new_time_us"].to_numpy(float) * 1e-6,
                          height=0.38)
-        labels = [f"{t} [{s}]" if s else str(t) for t, s in zip(rows["type"], rows["input_shapes"])]
+        names = rows["display_name"] if "display_name" in rows else rows["type"].map(lambda t: short_name(str(t)))
+        labels = [f"{t} [{s}]" if s else str(t) for t, s in zip(names, rows["input_shapes"])]
         set_category_ticks(self.plot.getAxis("left"), labels, max_len=30)
         self.plot.setYRange(-0.6, len(rows) - 0.4, padding=0.02)
         most = float(max(rows["base_time_us"].max(), rows["new_time_us"].max(), 1e-3)) * 1e-6

@@ -12,6 +12,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
+from mfu_desktop.core.analysis.kernel_names import short_name
+from mfu_desktop.core.analysis.kernel_roofline import judged_values
 from mfu_desktop.gui.bands import band_brushes
 from mfu_desktop.gui.charts.common import (
     SEGMENT_COLORS,
@@ -29,17 +31,14 @@ from mfu_desktop.gui.charts.common import (
 SCATTER_LIMIT = 8_000
 
 
-def judged_values(table: pd.DataFrame) -> np.ndarray:
-    """The figure judging each row: bandwidth utilisation where memory-bound, MFU otherwise (NaN: none)."""
-    mfu = table["mfu"].to_numpy(dtype=float) if "mfu" in table else np.full(len(table), np.nan)
-    if "bound" not in table or "bw_util" not in table:
-        return mfu
-    memory = table["bound"].astype(str).to_numpy() == "memory"
-    return np.where(memory, table["bw_util"].to_numpy(dtype=float), mfu)
-
-
 class HotOpsChart(QWidget):
-    """Horizontal bars of the top operators (by time or by lost time), coloured by MFU (bandwidth when memory-bound)."""
+    """Horizontal bars of the top operators (by time or by lost time), coloured by MFU (bandwidth when memory-bound).
+
+    Signals:
+        group_clicked: The bar of a row (its position in the table shown) was clicked.
+    """
+
+    group_clicked = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -49,6 +48,16 @@ class HotOpsChart(QWidget):
         self.plot.addItem(self.bars)
         self.page = ChartPage(self, self.plot)
         self.labels: list[str] = []
+        self.plot.scene().sigMouseClicked.connect(self._clicked)
+
+    def _clicked(self, event: object) -> None:
+        """A click on a bar's row selects that operator group (its kernels are highlighted in the timeline)."""
+        vb = self.plot.getPlotItem().getViewBox()
+        if not self.labels or not vb.sceneBoundingRect().contains(event.scenePos()):
+            return
+        row = round(vb.mapSceneToView(event.scenePos()).y())
+        if 0 <= row < len(self.labels):
+            self.group_clicked.emit(int(row))
 
     def set_data(self, table: pd.DataFrame, by: str = "time_us", title: str = "") -> None:
         """Show ``table`` (type, input_shapes, time_us, lost_us, mfu) by ``by``."""
@@ -68,7 +77,8 @@ class HotOpsChart(QWidget):
         y = np.arange(len(table))
         brushes = band_brushes(judged_values(table))
         self.bars.setOpts(x0=np.zeros(len(table)), y=y, width=values, height=0.7, brushes=brushes)
-        self.labels = [f"{t} [{s}]" if s else str(t) for t, s in zip(table["type"], table.get("input_shapes", ""))]
+        self.labels = [f"{short_name(str(t))} [{s}]" if s else short_name(str(t))
+                       for t, s in zip(table["type"], table.get("input_shapes", ""))]
         set_category_ticks(self.plot.getAxis("left"), self.labels, max_len=31)
         self.plot.setYRange(-0.5, len(table) - 0.5, padding=0.02)
         self.plot.setXRange(0, max(values.max(), 1e-9), padding=0.05)
@@ -103,10 +113,10 @@ def scatter_points(duration_us: np.ndarray | None, mfu: np.ndarray | None,
         label = np.full(len(rows), "", dtype=object)
     elif isinstance(names.dtype, pd.CategoricalDtype):
         codes = names.cat.codes.to_numpy()[rows]
-        categories = np.asarray(names.cat.categories, dtype=object)
+        categories = np.asarray([short_name(str(c)) for c in names.cat.categories], dtype=object)
         label = np.where(codes >= 0, categories[np.maximum(codes, 0)] if len(categories) else "", "")
     else:
-        label = names.to_numpy(dtype=object)[rows]
+        label = np.asarray([short_name(str(n)) for n in names.to_numpy(dtype=object)[rows]], dtype=object)
     return ScatterPoints(x=np.log10(np.maximum(dur[rows], 1e-3)), mfu=mfu[rows], rows=rows,
                          data=[(int(r), str(n)) for r, n in zip(rows, label)], counted=int(finite.sum()))
 

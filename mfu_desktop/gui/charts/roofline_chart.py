@@ -18,16 +18,21 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, OTHER, family_of
+from mfu_desktop.core.analysis.families import family_codes, family_names, family_of_kernel
+from mfu_desktop.core.analysis.kernel_names import short_name
 from mfu_desktop.core.readers import columns as C
-from mfu_desktop.gui.charts.common import ChartPage, downsample_indices, highlight_rings, make_plot, ring_positions
+from mfu_desktop.gui.charts.common import (
+    FAMILY_COLORS,
+    ChartPage,
+    downsample_indices,
+    highlight_rings,
+    make_plot,
+    ring_positions,
+)
 
 #: At most this many points (the longest kernels); the rest add nothing visible.
 POINT_LIMIT = 6_000
-#: Family colours, in the order of the shipped family mapping (then "other").
-FAMILY_COLORS = ((214, 39, 40), (255, 127, 14), (31, 119, 180), (148, 103, 189), (127, 127, 127), (44, 160, 44),
-                 (188, 189, 34), (140, 86, 75), (227, 119, 194), (23, 190, 207), (174, 199, 232), (100, 100, 100))
-FAMILY_NAMES = (*(f.family for f in DEFAULT_FAMILIES), OTHER)
+FAMILY_NAMES = family_names()
 
 
 @dataclass
@@ -59,14 +64,9 @@ class RooflineView:
     caption: str = ""
 
 
-def _families(types: pd.Series | np.ndarray) -> np.ndarray:
-    """Family index per row (once per distinct type)."""
-    values = pd.Series(types, copy=False).astype("category") if not isinstance(types, pd.Series) or \
-        not isinstance(types.dtype, pd.CategoricalDtype) else types
-    codes = values.cat.codes.to_numpy()
-    table = np.array([FAMILY_NAMES.index(family_of(str(t))) for t in values.cat.categories] +
-                     [FAMILY_NAMES.index(OTHER)], dtype=np.int64)
-    return table[np.where(codes < 0, len(table) - 1, codes)]
+def _families(types: pd.Series | np.ndarray, names: pd.Series | None = None) -> np.ndarray:
+    """Family index per row: through the launching op first, the kernel's name when the op says nothing."""
+    return family_codes(types, names)
 
 
 def _sizes(time_us: np.ndarray) -> np.ndarray:
@@ -82,13 +82,14 @@ def _sizes(time_us: np.ndarray) -> np.ndarray:
 
 
 def _points(x: np.ndarray, y: np.ndarray, time_us: np.ndarray, types: pd.Series, rows: np.ndarray,
-            tips: list[str], total: int) -> PointSet:
-    return PointSet(np.log10(x), np.log10(y), _sizes(time_us), _families(types.iloc[rows] if len(rows) else types[:0]),
-                    list(zip(rows.tolist(), tips)), total)
+            tips: list[str], total: int, names: pd.Series | None = None) -> PointSet:
+    families = _families(types.iloc[rows], names.iloc[rows] if names is not None else None)
+    return PointSet(np.log10(x), np.log10(y), _sizes(time_us), families, list(zip(rows.tolist(), tips)), total)
 
 
 def _kernel_tip(r: dict) -> str:
-    lines = [f"{r.get(C.NAME) or r.get(C.OP_TYPE)}", f"{r.get(C.OP_TYPE)} · {family_of(str(r.get(C.OP_TYPE)))}"]
+    lines = [short_name(str(r.get(C.NAME) or r.get(C.OP_TYPE))),
+             f"{short_name(str(r.get(C.OP_TYPE)))} · {family_of_kernel(str(r.get(C.OP_TYPE)), r.get(C.NAME))}"]
     if r.get("intensity") == r.get("intensity") and r.get("intensity") is not None:
         lines.append(f"{r['intensity']:,.1f} FLOP/byte · {r.get('achieved_tflops', float('nan')):,.1f} TFLOP/s")
     lines.append(f"{r['bytes'] / 1e6:,.2f} MB in {r[C.DURATION_US]:,.1f} µs → {r['achieved_gbs']:,.0f} GB/s")
@@ -125,7 +126,8 @@ def kernel_points(frame: pd.DataFrame, limit: int = POINT_LIMIT) -> tuple[PointS
                                "achieved_gbs", "bw_util", "mfu", "bound", "lost_us") if c in frame]
         records = frame.iloc[rows][columns].to_dict("records") if len(rows) else []
         types = frame[C.OP_TYPE] if C.OP_TYPE in frame else pd.Series(["N/A"] * len(frame))
-        out.append(_points(xs[rows], ys[rows], dur[rows], types, rows, [_kernel_tip(r) for r in records], total))
+        out.append(_points(xs[rows], ys[rows], dur[rows], types, rows, [_kernel_tip(r) for r in records], total,
+                           frame.get(C.NAME)))
     return out[0], out[1]
 
 

@@ -107,6 +107,9 @@ class ColumnSpec:
         tooltip: Header tooltip.
         color_mfu: Colour the cell background by MFU band.
         cell_tooltip: Frame column whose text is the cell's tooltip (e.g. why a figure is partial).
+        display: Text → the text shown, applied once per distinct value of a text column (kernel
+            names → their short display names); the full text is the cell's tooltip, sorting
+            follows what is shown and filtering matches either.
     """
 
     key: str
@@ -115,6 +118,7 @@ class ColumnSpec:
     tooltip: str = ""
     color_mfu: bool = False
     cell_tooltip: str = ""
+    display: Callable[[str], str] | None = None
 
 
 def _all_numbers(series: pd.Series) -> bool:
@@ -126,10 +130,12 @@ def _all_numbers(series: pd.Series) -> bool:
 class _Column:
     """One cached column: codes + labels for text, an array for numbers."""
 
-    def __init__(self, series: pd.Series) -> None:
+    def __init__(self, series: pd.Series, display: Callable[[str], str] | None = None) -> None:
         self.labels: list[str] | None = None
         self.codes: np.ndarray | None = None
         self.values: np.ndarray | None = None
+        #: What a text cell shows (``labels`` through the spec's display function), per category.
+        self.shown: list[str] | None = None
         if isinstance(series.dtype, pd.CategoricalDtype):
             self.codes = series.cat.codes.to_numpy()
             self.labels = [str(c) for c in series.cat.categories]
@@ -143,6 +149,8 @@ class _Column:
             codes, uniques = pd.factorize(series, use_na_sentinel=True)
             self.codes = codes
             self.labels = [str(u) for u in uniques]
+        if self.labels is not None:
+            self.shown = [display(label) for label in self.labels] if display else self.labels
 
     @property
     def is_text(self) -> bool:
@@ -154,10 +162,15 @@ class _Column:
             return self.labels[code] if code >= 0 else ""
         return self.values[i]
 
+    def text(self, i: int) -> str:
+        """What a text cell shows."""
+        code = int(self.codes[i])
+        return self.shown[code] if code >= 0 else ""
+
     def sort_key(self) -> np.ndarray:
         """Ascending key; missing values sort last."""
         if self.codes is not None:
-            order = np.argsort(np.array(self.labels, dtype=object), kind="stable")
+            order = np.argsort(np.array(self.shown, dtype=object), kind="stable")
             rank = np.empty(len(self.labels) + 1, dtype=np.int64)
             rank[order] = np.arange(len(self.labels))
             rank[-1] = len(self.labels)
@@ -182,7 +195,7 @@ def prepare_table(frame: pd.DataFrame, columns: Sequence[ColumnSpec] | None = No
     """Column caches of ``frame`` for the given specs (all columns when ``None``); thread-safe."""
     specs = list(columns) if columns is not None else [ColumnSpec(c, str(c)) for c in frame.columns]
     specs = [s for s in specs if s.key in frame.columns]
-    return PreparedTable(frame, specs, [_Column(frame[s.key]) for s in specs])
+    return PreparedTable(frame, specs, [_Column(frame[s.key], s.display) for s in specs])
 
 
 class DataFrameModel(QAbstractTableModel):
@@ -259,9 +272,9 @@ class DataFrameModel(QAbstractTableModel):
         spec = self._specs[index.column()]
         i = int(self._view[index.row()])
         if role == Qt.ItemDataRole.DisplayRole:
-            value = col.raw(i)
             if col.is_text:
-                return value
+                return col.text(i)
+            value = col.raw(i)
             return spec.formatter(value) if spec.formatter else fmt_number(value)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             if not col.is_text:
@@ -272,7 +285,8 @@ class DataFrameModel(QAbstractTableModel):
             return str(value) if isinstance(value, str) and value else None
         if role == Qt.ItemDataRole.ToolTipRole and col.is_text:
             value = col.raw(i)
-            return value if isinstance(value, str) and len(value) > 40 else None
+            shortened = isinstance(value, str) and value != col.text(i)
+            return value if isinstance(value, str) and (len(value) > 40 or shortened) else None
         if role == Qt.ItemDataRole.BackgroundRole and spec.color_mfu:
             color = band_qcolor(col.raw(i), CELL_ALPHA)
             return QBrush(color) if color is not None else None
@@ -344,7 +358,8 @@ class DataFrameModel(QAbstractTableModel):
         if not col.is_text:
             raise ValueError(f"{key} is not a text column")
         needle = needle.lower()
-        hit = np.array([needle in label.lower() for label in col.labels] + [needle == ""], dtype=bool)
+        hit = np.array([needle in label.lower() or needle in shown.lower() for label, shown in
+                        zip(col.labels, col.shown)] + [needle == ""], dtype=bool)
         return lookup(hit, col.codes)
 
     def values_mask(self, key: str, allowed: set[str]) -> np.ndarray:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from PySide6.QtCore import QCoreApplication
 
+from mfu_desktop.core.analysis.kernel_names import short_name
 from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.gui.models.dataframe_model import (
@@ -26,8 +27,10 @@ def kernel_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
     """Column specs of the annotated kernel frame: known columns first, then every other one."""
     known = [
         ColumnSpec(C.STEP_ID, translate("Columns", "Step"), fmt_int),
-        ColumnSpec(C.NAME, translate("Columns", "Name")),
-        ColumnSpec(C.OP_TYPE, translate("Columns", "Type")),
+        ColumnSpec(C.NAME, translate("Columns", "Name"), tooltip=translate(
+            "Columns", "the kernel's short display name; the full name is the cell's tooltip and in the detail pane"),
+            display=short_name),
+        ColumnSpec(C.OP_TYPE, translate("Columns", "Type"), display=short_name),
         ColumnSpec(C.CORE_TYPE, translate("Columns", "Core")),
         ColumnSpec("klass", translate("Columns", "Class")),
         ColumnSpec(C.DURATION_US, translate("Columns", "Duration (µs)"), fmt_us),
@@ -105,14 +108,15 @@ def aggregate_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
         "input_shapes": (translate("Columns", "Input shapes"), None),
         "output_shapes": (translate("Columns", "Output shapes"), None),
         "dtype": (translate("Columns", "Dtype"), None),
-        "count": (translate("Columns", "Calls/step"), fmt_calls),
+        "count": (translate("Columns", "Kernels/step"), fmt_calls),
+        "calls": (translate("Columns", "Calls/step"), fmt_calls),
         "time_us": (translate("Columns", "Time (µs/step)"), fmt_us),
         "time_share": (translate("Columns", "Share"), fmt_pct),
         "counted": (translate("Columns", "Counted/step"), fmt_calls),
         "counted_time_us": (translate("Columns", "Counted time (µs/step)"), fmt_us),
         "flops": (translate("Columns", "FLOPs/step"), fmt_flops),
-        "flops_per_call": (translate("Columns", "FLOPs per call"), fmt_flops),
-        "mean_us": (translate("Columns", "Mean per call (µs)"), fmt_us),
+        "flops_per_call": (translate("Columns", "FLOPs per kernel"), fmt_flops),
+        "mean_us": (translate("Columns", "Mean per kernel (µs)"), fmt_us),
         "achieved_tflops": (translate("Columns", "Achieved TFLOP/s"), fmt_number),
         "mfu": (translate("Columns", "MFU"), fmt_pct),
         "mfu_lo": (translate("Columns", "MFU low"), fmt_pct),
@@ -146,9 +150,13 @@ def aggregate_columns(frame: pd.DataFrame) -> list[ColumnSpec]:
         "mfu_hi_step": (translate("Columns", "Step MFU high"), fmt_pct),
     }
     specs = []
+    same = "calls" in frame.columns and "count" in frame.columns and bool((frame["calls"] == frame["count"]).all())
     for col in frame.columns:
+        if col == "calls" and same:  # one kernel per op call (Ascend): the column would repeat Kernels/step
+            continue
         header, fmt = labels.get(col, (str(col), fmt_number))
-        specs.append(ColumnSpec(col, header, fmt, color_mfu=col in ("mfu", "mfu_step", "bw_util", "roof_util")))
+        specs.append(ColumnSpec(col, header, fmt, color_mfu=col in ("mfu", "mfu_step", "bw_util", "roof_util"),
+                                display=short_name if col == "type" else None))
     return specs
 
 

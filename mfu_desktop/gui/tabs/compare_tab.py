@@ -9,30 +9,35 @@ for NEW's chip when the chips differ); the table lists every matched group with 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
 import pandas as pd
 from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import (
+    QComboBox,
     QFileDialog,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
+from mfu_desktop.core.analysis.kernel_names import short_name
+from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.compare.comparison import Comparison, compare, table
-from mfu_desktop.core.compare.report import memory_rows
+from mfu_desktop.core.compare.report import memory_rows, side_mfu_text
 from mfu_desktop.core.numbers import pct
 from mfu_desktop.core.pipeline.analyze import analyze_paths
-from mfu_desktop.core.pipeline.from_summary import analysis_from_summary
+from mfu_desktop.core.pipeline.from_summary import analysis_from_summary, summary_conflict
 from mfu_desktop.core.store.summaries import is_summary, read_summary
 from mfu_desktop.gui.charts.compare_charts import GroupScatter, PairedBarsChart, WaterfallChart
 from mfu_desktop.gui.core_text import sentences
@@ -52,12 +57,16 @@ def compare_columns() -> list[ColumnSpec]:
         ColumnSpec("delta_us", translate("Columns", "Δ time (µs/step)"), fmt_us, translate("Columns", "NEW − BASE")),
         ColumnSpec("level", translate("Columns", "Match")),
         ColumnSpec("family", translate("Columns", "Family")),
-        ColumnSpec("type", translate("Columns", "Type")),
+        ColumnSpec("type", translate("Columns", "Type"), display=short_name),
         ColumnSpec("input_shapes", translate("Columns", "Input shapes")),
-        ColumnSpec("base_count", translate("Columns", "BASE calls/step"), fmt_calls),
+        ColumnSpec("base_count", translate("Columns", "BASE calls/step"), fmt_calls,
+                   translate("Columns", "op calls: an aten::mm is one call whatever the kernels it launched")),
+        ColumnSpec("base_kernels", translate("Columns", "BASE kernels/step"), fmt_calls),
         ColumnSpec("base_time_us", translate("Columns", "BASE time (µs/step)"), fmt_us),
         ColumnSpec("base_mfu", translate("Columns", "BASE MFU"), fmt_pct, color_mfu=True),
-        ColumnSpec("new_count", translate("Columns", "NEW calls/step"), fmt_calls),
+        ColumnSpec("new_count", translate("Columns", "NEW calls/step"), fmt_calls,
+                   translate("Columns", "op calls: an aten::mm is one call whatever the kernels it launched")),
+        ColumnSpec("new_kernels", translate("Columns", "NEW kernels/step"), fmt_calls),
         ColumnSpec("new_time_us", translate("Columns", "NEW time (µs/step)"), fmt_us),
         ColumnSpec("new_mfu", translate("Columns", "NEW MFU"), fmt_pct, color_mfu=True),
         ColumnSpec("ratio", translate("Columns", "NEW ÷ BASE"), fmt_number),
@@ -95,6 +104,14 @@ class CompareTab(QWidget):
         self.new_label = QLabel(self.tr("NEW: not chosen"))
         self.choose = QPushButton(self.tr("Choose NEW…"))
         self.choose.clicked.connect(self.choose_new)
+        self.new_chip = QComboBox()
+        self.new_chip.setToolTip(self.tr("The chip NEW ran on: detected from the profile, or chosen here when the "
+                                         "profile does not say (BASE's chip: the Profiler tab's Assumptions)"))
+        # sized by a short name, not the catalog's longest: the bar fits a 1024 px window
+        self.new_chip.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.new_chip.setMinimumContentsLength(12)
+        self._fill_chips()
+        self.new_chip.currentIndexChanged.connect(self._new_chip_changed)
         self.export_button = QPushButton(self.tr("Export…"))
         self.export_button.clicked.connect(self.export_dialog)
         self.export_button.setEnabled(False)
@@ -104,8 +121,12 @@ class CompareTab(QWidget):
             "and keep the factors for this chip pair; later predictions use and name them"))
         self.calibrate_button.clicked.connect(self.save_calibration)
         self.calibrate_button.setEnabled(False)
+        for label in (self.base_label, self.new_label):  # long folder names give way (the tooltip has them)
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         bar.addWidget(self.base_label, 1)
         bar.addWidget(self.new_label, 1)
+        bar.addWidget(QLabel(self.tr("NEW's chip:")))
+        bar.addWidget(self.new_chip)
         bar.addWidget(self.choose)
         bar.addWidget(self.export_button)
         bar.addWidget(self.calibrate_button)
@@ -125,6 +146,8 @@ class CompareTab(QWidget):
         self.waterfall = WaterfallChart()
         self.paired = PairedBarsChart()
         self.scatter = GroupScatter()
+        for chart in (self.waterfall, self.paired, self.scatter):  # two rows of charts under the cards at 700 px
+            chart.plot.setMinimumHeight(150)
         grid.addWidget(self.waterfall, 0, 0)
         grid.addWidget(self.scatter, 0, 1)
         grid.addWidget(self.paired, 1, 0, 1, 2)
@@ -149,10 +172,36 @@ class CompareTab(QWidget):
 
     # --- inputs -----------------------------------------------------------------------------
 
+    def _fill_chips(self) -> None:
+        """"Detected" first, then every catalog chip (the current choice kept when it still exists)."""
+        current = self.new_chip.currentData()
+        self.new_chip.blockSignals(True)
+        self.new_chip.clear()
+        self.new_chip.addItem(self.tr("detected"), None)
+        for name in self.catalog.names():
+            self.new_chip.addItem(name, name)
+        index = self.new_chip.findData(current) if current else 0
+        self.new_chip.setCurrentIndex(max(index, 0))
+        self.new_chip.blockSignals(False)
+
+    def set_catalog(self, catalog: ChipCatalog) -> None:
+        """A reloaded chip catalog (Tools → Chip catalog)."""
+        self.catalog = catalog
+        self._fill_chips()
+
+    def new_chip_choice(self) -> str | None:
+        """The chip chosen for NEW (``None``: detected from the profile)."""
+        return self.new_chip.currentData()
+
+    def _new_chip_changed(self) -> None:
+        if self.new_path is not None and self.base is not None:
+            self.run()
+
     def set_base(self, result: FolderAnalysis, name: str) -> None:
         """The Profiler tab loaded a profile: it is BASE (a chosen NEW is compared again)."""
         self.base, self.base_name = result, name
         self.base_label.setText(self.tr("BASE: {0} ({1} rank(s))").format(name, len(result.ranks)))
+        self.base_label.setToolTip(self.base_label.text())
         if self.new_path is not None:
             self.run()
 
@@ -166,6 +215,7 @@ class CompareTab(QWidget):
         """Choose NEW without comparing yet (it is compared when BASE is loaded)."""
         self.new_path = Path(path)
         self.new_label.setText(self.tr("NEW: {0}").format(self.new_path.name))
+        self.new_label.setToolTip(str(self.new_path))
 
     def set_new(self, path: Path) -> None:
         """Compare BASE with the profile at ``path``."""
@@ -184,12 +234,19 @@ class CompareTab(QWidget):
             return
         base, path, catalog = self.base, self.new_path, self.catalog
         base_name = self.base_name
+        # NEW's own chip (detected, or chosen here): never BASE's choice from the Assumptions
+        options = replace(base.options, chip=self.new_chip_choice())
+        option = self.tr("NEW's chip")
 
         def job(progress):
             if is_summary(path):
-                new = analysis_from_summary(read_summary(path), catalog)
+                summary = read_summary(path)
+                conflict = summary_conflict(summary, AnalysisOptions(chip=options.chip), catalog, option)
+                if conflict:
+                    raise ValueError(conflict)
+                new = analysis_from_summary(summary, catalog)
             else:
-                new = analyze_paths([path], base.options, catalog, progress)
+                new = analyze_paths([path], options, catalog, progress)
             if not new.ranks:
                 raise ValueError(sentences(new.warnings[:3]) or f"no profiler rank in {path}")
             return compare(base, new, catalog, base_label=f"BASE ({base_name})", new_label=f"NEW ({path.name})"), new
@@ -275,6 +332,15 @@ class CompareTab(QWidget):
         self.paired.set_data(None)
         self.scatter.set_data(None)
 
+    def _mfu_note(self, c: Comparison) -> str:
+        """The operator-MFU card's caption: BASE → NEW, and how to name a chip that is not confirmed."""
+        notes = []
+        if c.new.unconfirmed:
+            notes.append(self.tr("NEW's chip is not confirmed: choose it in NEW's chip"))
+        if c.base.unconfirmed:
+            notes.append(self.tr("BASE's chip is not confirmed: set it in the Profiler tab's Assumptions"))
+        return "\n".join(notes) or self.tr("BASE → NEW")
+
     def _show(self, c: Comparison) -> None:
         base_step, new_step = c.base.values.get("step_time_us"), c.new.values.get("step_time_us")
         delta = c.step_delta()
@@ -283,7 +349,7 @@ class CompareTab(QWidget):
                 f"{base_step:,.1f}", f"{new_step:,.1f}", delta["step_time_us"]))
         else:
             self.card_step.set("–", self.tr("no step trace on one side"))
-        self.card_ops.set(f"{_p(c.base.mfu_ops)} → {_p(c.new.mfu_ops)}", self.tr("BASE → NEW"), small=True)
+        self.card_ops.set(f"{side_mfu_text(c.base)} → {side_mfu_text(c.new)}", self._mfu_note(c), small=True)
         self.card_mfu.set(f"{_p(c.base.mfu_step)} → {_p(c.new.mfu_step)}", self.tr("mean per rank"), small=True)
         comm = delta.get("comm_not_overlapped")
         wait = delta.get("comm_wait_us")
@@ -295,6 +361,8 @@ class CompareTab(QWidget):
                                self.tr("step predicted {0} µs, measured {1} µs").format(
                                    f"{predicted:,.1f}" if predicted else "–",
                                    f"{new_step:,.1f}" if new_step else "–"), small=True)
+        elif c.chips[0] is None or c.chips[1] is None:  # a side's chip is unknown: not "the same chip"
+            self.card_pred.set(self.tr("chip not confirmed"), self._mfu_note(c), small=True)
         else:
             self.card_pred.set(self.tr("same chip"), c.chips[0] or "", small=True)
         rows = table(c)

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from mfu_desktop.core.analysis.annotate import Status
 from mfu_desktop.core.analysis.classify import KernelClass
 from mfu_desktop.core.analysis.explain import CalculatorPrefill, explain_kernel
+from mfu_desktop.core.analysis.grouping import group_rows
 from mfu_desktop.core.analysis.kernel_roofline import chip_bandwidth
 from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.analysis.rank import RankAnalysis
@@ -208,6 +209,7 @@ class ProfilerTab(QWidget):
         self.hot_mode.addItem(self.tr("Hot operators by total time"), "time_us")
         self.hot_mode.currentIndexChanged.connect(self._update_hot)
         self.hot_chart = HotOpsChart()
+        self.hot_chart.group_clicked.connect(self._hot_group_clicked)
         self.scatter = MfuScatter()
         self.scatter.kernel_clicked.connect(self.select_kernel)
         self.steps_chart = StepBreakdownChart()
@@ -301,6 +303,9 @@ class ProfilerTab(QWidget):
             view = TableView()
             view.setModel(model)
             self.tabs.addTab(view, title)
+            if model in (self.type_model, self.shape_model):  # a group chosen here is highlighted in the views
+                view.selectionModel().currentRowChanged.connect(
+                    lambda current, _previous, m=model: self._table_group_selected(m, current))
         self.heat_map = RankHeatMap()
         self.heat_map.rank_clicked.connect(self.select_rank)
         self.tabs.addTab(self.heat_map, self.tr("Heat map"))
@@ -836,6 +841,29 @@ class ProfilerTab(QWidget):
         table = getattr(self, "_hot_tables", {}).get(by)
         title = self.tr("Hot operators by lost time") if by == "lost_us" else self.tr("Hot operators by time")
         self.hot_chart.set_data(table, by, title)
+
+    def _highlight_group(self, op_type: str, shapes: str | None, klass: str | None) -> None:
+        """Highlight the shown rank's kernels of one operator group in every view (a group of a table or chart)."""
+        if self.current is None or self.current.lite:
+            return
+        rows = group_rows(self.current.kernels, op_type, shapes, klass)
+        label = f"{op_type} [{shapes}]" if shapes else op_type
+        self.bus.highlight(rows, label)
+
+    def _hot_group_clicked(self, index: int) -> None:
+        table = getattr(self, "_hot_tables", {}).get(self.hot_mode.currentData())
+        if table is None or not 0 <= index < len(table):
+            return
+        row = table.iloc[index]
+        self._highlight_group(str(row["type"]), str(row.get("input_shapes") or ""), row.get("klass"))
+
+    def _table_group_selected(self, model: DataFrameModel, current: QModelIndex) -> None:
+        if not current.isValid() or model.frame.empty or "type" not in model.frame.columns:
+            return
+        row = model.frame.iloc[model.source_row(current.row())]
+        shapes = str(row["input_shapes"]) if "input_shapes" in row and row["input_shapes"] == row["input_shapes"] \
+            else None
+        self._highlight_group(str(row["type"]), shapes, None)
 
     def _apply_filters(self) -> None:
         model = self.kernel_model

@@ -20,6 +20,7 @@ BUILT_IN_VIEWS = ("charts", "kernels", "roofline", "heat-map")
 #: Every plug-in view: (``--view`` name, ``"module:Class"``), in the order its tab appears.
 PROFILER_VIEWS: list[tuple[str, str]] = [
     ("memory", "mfu_desktop.gui.views.memory:MemoryView"),
+    ("timeline", "mfu_desktop.gui.views.timeline:TimelineView"),
     ("advisor", "mfu_desktop.gui.views.advisor:AdvisorView"),
 ]
 

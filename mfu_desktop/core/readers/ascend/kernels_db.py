@@ -198,7 +198,7 @@ def _block_columns(info_cols: list[str]) -> tuple[str | None, str | None]:
 
 
 def _task_rows(conn: sqlite3.Connection, info_cols: list[str], text_cols: list[str]) -> pd.DataFrame:
-    """``TASK ⋈ COMPUTE_TASK_INFO`` on ``globalTaskId``: times, device, task id, text ids and block dims.
+    """``TASK ⋈ COMPUTE_TASK_INFO`` on ``globalTaskId``: times, device, stream, task id, text ids and block dims.
 
     Args:
         conn: The read-only connection.
@@ -206,7 +206,10 @@ def _task_rows(conn: sqlite3.Connection, info_cols: list[str], text_cols: list[s
         text_cols: Its text columns to select.
     """
     block, mix = _block_columns(info_cols)
+    task_cols = _columns(conn, "TASK")
     select = ["t.startNs AS start_ns", "t.endNs AS end_ns", "t.deviceId AS device_id", "c.globalTaskId AS gid"]
+    if "streamId" in task_cols:
+        select.append("t.streamId AS stream_id")
     select += [f"c.{c} AS {c}" for c in text_cols]
     if block:
         select.append(f"c.{block} AS block_dim")
@@ -236,6 +239,9 @@ def _kernel_frame(db: _DbRows) -> pd.DataFrame:
         C.DURATION_US: ((end - start) / 1000.0).to_numpy(dtype=np.float64),
         C.WAIT_US: np.full(len(raw), np.nan, dtype=np.float32),
     }
+    if "stream_id" in raw.columns:
+        stream = pd.to_numeric(raw["stream_id"], errors="coerce")
+        data[C.STREAM_ID] = pd.array(stream.where((stream >= 0) & (stream < 2**31)), dtype="Int64")
     for src in db.text_cols:
         ids = pd.to_numeric(raw[src], errors="coerce").fillna(-1).to_numpy(dtype=np.int64)
         data[_TEXT_COLUMNS[src]] = _categorical(ids, db.lookup_ids, db.lookup_values)

@@ -7,6 +7,8 @@
   ``aten::_flash_attention_forward``), spread over that op's kernels by time. A ruled op with
   a ruled descendant is decomposed: its other children (the bias ``aten::add_`` of a linear
   that became ``matmul → mm`` + ``add_``) carry no FLOPs and are judged by their bytes.
+* **Op calls.** ``op_call`` names that op's call (its row among the ops), so a compare counts
+  calls of ``aten::mm`` whatever the number of kernels each launched (cuBLAS: GEMM + memset).
 * **Classes.** Kernels of ops with a FLOP rule are matrix work (``GPU_MATRIX``), NCCL/RCCL
   kernels communication, memcpy/memset copies, everything else vector.
 * **TF32** (:mod:`.precision`): FP32 matmul kernels that ran on tensor cores are marked for the
@@ -228,6 +230,7 @@ def kernel_frame(ev: TraceEvents, device: GpuDevice | None = None) -> TraceFrame
         C.ATTRIBUTES: _text_column(attrs, table),
         C.FLOPS_SHARE: share,  # float64: FLOPs × share must add up to the op's FLOPs
         C.STREAM_ID: times.stream.copy(),
+        C.OP_CALL: op_of.astype(np.int64),  # the op whose type the kernel carries: calls are counted on it
     })
     trace = StepTrace(step_breakdown(steps.windows, times), f"Kineto {steps.source}") if steps.windows else None
     notes = [*steps.notes, tf32_note(tf32, device.vendor if device else "GPU")]
