@@ -9,7 +9,9 @@ its deflate data flipped, wrong top level, random bytes, zeros after ``traceEven
 must end in a value or a reason, the invariants of
 :func:`tests.hardening.test_fuzz_parsers.check_analysis` hold, and no kernel goes missing
 silently: every kernel of the file is in the frame, in the "excluded" warning, or in an event
-the warning on undecodable values counts.
+the warning on undecodable values counts. The decoder reads in slices: half the cases are also decoded
+in slices of 4 or 64 KiB (every mutation then meets slice and chunk boundaries, events larger than
+a chunk, cuts inside strings) and must give the same columns, or the same refusal.
 """
 
 from __future__ import annotations
@@ -27,10 +29,13 @@ from hypothesis import strategies as st
 
 from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.pipeline.analyze import analyze_paths
+from mfu_desktop.core.readers.kineto.byte_stream import TraceFormatError
+from mfu_desktop.core.readers.kineto.read import read_trace
 from mfu_desktop.demo import write_kineto_trace
 from tests.conftest import SAMPLES
 from tests.hardening.conftest import CASES
 from tests.hardening.test_fuzz_parsers import FUZZ, NASTY, check_analysis, json_values
+from tests.readers.test_kineto_decoder import columns
 
 TRACE_SEEDS = ["tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz",
                "tracelens/mi300/Falconsai_nsfw_image_detection__1016002.json.gz",
@@ -52,10 +57,17 @@ OLD_CATEGORIES = {"kernel": "Kernel", "gpu_memcpy": "Memcpy", "gpu_memset": "Mem
 HUGE, DEEP = "__huge_number__", "__deep_nesting__"
 
 
+class Seeds(dict):
+    """Parsed seed traces, with a short repr (a failing case would otherwise print megabytes of them)."""
+
+    def __repr__(self) -> str:
+        return f"<seed traces: {', '.join(self)}>"
+
+
 @pytest.fixture(scope="module")
 def seeds(tmp_path_factory) -> dict[str, dict]:
     """Parsed seed traces: the samples when present, and a generated one."""
-    out = {}
+    out = Seeds()
     for rel in TRACE_SEEDS:
         if (SAMPLES / rel).exists():
             with gzip.open(SAMPLES / rel, "rt", encoding="utf-8") as fh:
@@ -64,6 +76,12 @@ def seeds(tmp_path_factory) -> dict[str, dict]:
     write_kineto_trace(generated, steps=2, layers=2, rank=1)
     out["generated"] = json.loads(generated.read_text(encoding="utf-8"))
     return out
+
+
+def category(event: object) -> str | None:
+    """An event's ``cat`` when it is a text (a mutation may have made it a list, which cannot be looked up)."""
+    cat = event.get("cat") if isinstance(event, dict) else None
+    return cat if isinstance(cat, str) else None
 
 
 def _mutate_events(draw, trace: dict, kind: str) -> None:
@@ -95,7 +113,7 @@ def _mutate_events(draw, trace: dict, kind: str) -> None:
     elif kind == "device_props":
         trace["deviceProperties"] = draw(nasty | json_values)
     elif kind == "bad_kernel_time":
-        kernels = [e for e in events if isinstance(e, dict) and e.get("cat") in KERNEL_CATS]
+        kernels = [e for e in events if category(e) in KERNEL_CATS]
         if kernels:
             draw(st.sampled_from(kernels))[draw(st.sampled_from(["ts", "dur"]))] = draw(st.sampled_from(BAD_TIMES))
     elif kind in ("huge_number", "deep_nesting") and isinstance(event, dict):
@@ -111,7 +129,7 @@ def _mutate_events(draw, trace: dict, kind: str) -> None:
         event["note"] = "x" * (3 << 19)  # 1.5 MiB on one line
     elif kind == "old_categories":
         for e in events:
-            if isinstance(e, dict) and e.get("cat") in OLD_CATEGORIES:
+            if category(e) in OLD_CATEGORIES:
                 e["cat"] = OLD_CATEGORIES[e["cat"]]
 
 
@@ -165,7 +183,7 @@ def mutated_trace(draw, seeds: dict[str, dict]) -> Case:
     case.label, case.gz = f"{seed} + {', '.join(kinds)}{' (gzip)' if gz else ''}", gz
     case.kernels_in_file = None if file_kind else sum(
         1 for e in trace.get("traceEvents", []) if isinstance(e, dict) and e.get("ph") == "X"
-        and e.get("cat") in KERNEL_CATS)
+        and category(e) in KERNEL_CATS)
     return case
 
 
@@ -182,10 +200,32 @@ def check_no_kernel_lost(result, kernels_in_file: int | None) -> None:
     assert len(rank.kernels) + excluded <= kernels_in_file <= len(rank.kernels) + excluded + undecodable
 
 
+def decoded(path: Path, chunk_bytes: int | None = None) -> dict | str:
+    """The trace's columns read in slices of about ``chunk_bytes`` (the default when None), or why it was refused."""
+    try:
+        return columns(read_trace(path) if chunk_bytes is None else read_trace(path, chunk_bytes=chunk_bytes))
+    except TraceFormatError as exc:
+        return f"refused: {exc}"
+
+
+def check_any_slicing_reads_the_same(path: Path, chunk_bytes: int, gz: bool) -> None:
+    """Small slices give the default slicing's columns, texts, exclusions and undecodable count, or its refusal.
+
+    A damaged gzip file is refused either way, but the reason may differ: reading less ahead, the
+    small slices can meet the garbage's malformed JSON before the gzip stream's own check fails.
+    """
+    whole, sliced = decoded(path), decoded(path, chunk_bytes)
+    if isinstance(whole, str) or isinstance(sliced, str):
+        assert isinstance(sliced, str) and isinstance(whole, str) and (gz or sliced == whole), (whole, sliced)
+        return
+    for name, values in whole.items():
+        assert sliced[name] == values, f"{name} differs when read in {chunk_bytes}-byte chunks"
+
+
 @settings(FUZZ, max_examples=150)
 @given(data=st.data())
 def test_kineto_reader_survives_mutations(seeds, tmp_path_factory, data):
-    """Any mutation of a real or generated trace: a value or a reason, no impossible figure."""
+    """Any mutation of a real or generated trace: a value or a reason, no impossible figure, whatever the slicing."""
     case = data.draw(mutated_trace(seeds))
     raw, gz = bytes(case), case.gz
     CASES["PyTorch profiler trace (Kineto) → analysis"] += 1
@@ -196,6 +236,9 @@ def test_kineto_reader_survives_mutations(seeds, tmp_path_factory, data):
     result = analyze_paths([folder], AnalysisOptions(), use_cache=False)
     check_analysis(result)
     check_no_kernel_lost(result, case.kernels_in_file)
+    chunk_bytes = data.draw(st.sampled_from([0, 0, 1 << 12, 1 << 16]), "chunk bytes")  # half the cases (time)
+    if chunk_bytes:
+        check_any_slicing_reads_the_same(path, chunk_bytes, gz)
     shutil.rmtree(folder.parent, ignore_errors=True)
 
 

@@ -200,6 +200,19 @@ def test_a_5001_digit_number_and_deep_nesting_skip_one_event_each_and_say_where(
         assert decode_notes(ev) == ["2 value(s) that no JSON decoder can read were skipped: " + "; ".join(ev.problems)]
 
 
+def test_a_huge_number_under_a_key_the_reader_ignores_keeps_its_event_at_any_slicing(tmp_path):
+    """An event larger than a chunk is read alone: typed first, as in a slice (it was decoded loosely, and
+    the 5,001-digit number the typed decode skips unread dropped the whole event — with 4 KiB chunks only)."""
+    text, events = _trace_text(tmp_path)
+    kernel = next(e for e in events if '"cat": "kernel"' in e)
+    padded = kernel[:-1] + ', "zz": ' + "9" * 5001 + ', "note": "' + "x" * 9000 + '"}'
+    path = tmp_path / "huge.json"
+    path.write_text(text.replace(kernel, padded, 1))
+    base = columns(read_trace(tmp_path / "base.json"))
+    for chunk in (1 << 12, 1 << 22):  # 4 KiB: the 14 KB event goes alone; 4 MiB: one slice holds it
+        assert columns(read_trace(path, chunk_bytes=chunk)) == base
+
+
 def test_metadata_is_passed_over_undecoded_and_an_unreadable_header_value_is_skipped(tmp_path):
     text, _ = _trace_text(tmp_path)
     deep = "[" * 100_000 + "]" * 100_000

@@ -7,8 +7,9 @@ slice — msgspec then fails at the slice's last byte — so an earlier cut is t
 
 When msgspec stops inside a slice it says where: at event ``$[i]`` (a value of another type, an
 unknown category) or at byte ``n`` (a NaN, a number or a nesting it cannot take). The events
-before it are decoded typed, that one alone — loosely (:func:`~.schema.loose_event`), or skipped
-and counted when no decoder can read it — and the slice goes on after it; past
+before it are decoded typed, that one alone — typed when it fits by itself, else loosely
+(:func:`~.schema.loose_event`), or skipped and counted when no decoder can read it — and the slice
+goes on after it; past
 :data:`MAX_FIXES` such events in one slice the rest is decoded loosely or one event at a time.
 An event larger than a chunk goes alone too; bytes that cannot be JSON stop the read at once.
 """
@@ -54,6 +55,22 @@ def _decode_array(decoder: msgspec.json.Decoder, data: bytes) -> tuple[list[Any]
             raise
         end = data.rindex(b"]", 0, int(m.group(1)) - 1) + 1
         return decoder.decode(data[:end]), end
+
+
+def _single_event(data: bytes) -> Any:
+    """One event's bytes as its struct: typed as in a slice when it fits, else loosely (None: not an object).
+
+    Typed first, so that an event read alone (larger than a chunk, or next to a bad one) keeps what a
+    slice would keep — a value msgspec skips unread (a 5,001-digit number under a key the reader
+    ignores) does not make it undecodable.
+
+    Raises:
+        ValueError: When no decoder can read it (the message says why).
+    """
+    try:
+        return SLICE_DECODER.decode(b"[" + data + b"]")[0]
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, IndexError):
+        return loose_event(decode_one(data))
 
 
 def _failed_index(exc: msgspec.ValidationError) -> int | None:
@@ -226,7 +243,7 @@ class EventArray:
             while s.base + s.pos < until:
                 end = s.value_end()
                 try:
-                    event = loose_event(decode_one(s.buf[s.pos:end]))
+                    event = _single_event(s.buf[s.pos:end])
                 except ValueError as exc:
                     s.problems.add(f"an event at {s.where()}: {exc}")
                 else:
