@@ -29,6 +29,9 @@ FONT_FILE = FONT_DIR / "NotoSansCJKsc-MFUDesktop.otf"
 SC_INDEX = 2
 #: Text sources whose characters the subset must cover.
 SOURCES = ("resources/translations/*.ts", "mfu_desktop/**/*.py", "resources/docs/*.md")
+#: Always kept: names users write in their folder, file and kernel names that GB2312 level 1 lacks
+#: (昇腾 Ascend, 鲲鹏 Kunpeng, 昇思 MindSpore).
+DOMAIN_TEXT = "昇腾鲲鹏昇思"
 #: Always kept: CJK punctuation, full-width forms, arrows and symbols the UI draws.
 EXTRA_RANGES = ((0x3000, 0x303F), (0xFF00, 0xFFEF), (0x2000, 0x206F), (0x2190, 0x21FF), (0x2200, 0x22FF),
                 (0x00A0, 0x00FF), (0x0370, 0x03FF), (0x2070, 0x209F), (0x25A0, 0x25FF))
@@ -57,7 +60,7 @@ def used_characters() -> set[str]:
 
 def wanted_characters() -> set[str]:
     """What the subset keeps."""
-    chars = used_characters() | gb2312_level1()
+    chars = used_characters() | gb2312_level1() | set(DOMAIN_TEXT)
     for lo, hi in EXTRA_RANGES:
         chars.update(chr(c) for c in range(lo, hi + 1))
     chars.update(chr(c) for c in range(0x20, 0x7F))

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from mfu_desktop.cli.common import EXIT_NOTHING, EXIT_OK, EXIT_USAGE
+from mfu_desktop.cli.model_options import add_model_options
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
 
 
@@ -26,6 +27,7 @@ def add_command(sub: argparse._SubParsersAction) -> None:
                    help="write comparison.csv, comparison.xlsx, comparison.json and comparison.md (the charts: "
                         "the window's Compare tab → Export…); every file written is listed")
     p.add_argument("--no-cache", action="store_true", help="parse again even when a cached copy exists")
+    add_model_options(p)  # chip vs chip: the prediction beside the measurement is mfu predict's
     p.set_defaults(func=cmd_compare)
 
 
@@ -58,6 +60,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     """Run ``mfu compare``."""
     from mfu_desktop.core.analysis.families import DEFAULT_FAMILIES, families_from_csv
     from mfu_desktop.core.compare.comparison import compare, comparison_json
+    from mfu_desktop.core.predict.basis import Basis
     from mfu_desktop.core.report.json_contract import stamped
     from mfu_desktop.core.store.summaries import SummaryError
 
@@ -93,7 +96,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             return EXIT_NOTHING
         sides.append(result)
     comparison = compare(sides[0], sides[1], catalog, families, f"BASE ({args.base.name})",
-                         f"NEW ({args.new.name})", chips[0], chips[1])
+                         f"NEW ({args.new.name})", chips[0], chips[1], Basis(args.basis, model=args.model))
     if args.export:
         from mfu_desktop.core.compare.report import export_comparison
         from mfu_desktop.core.writing import ExportError

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from mfu_desktop.cli.common import name_list
-from mfu_desktop.core.predict.basis import BASES
+from mfu_desktop.cli.model_options import add_model_options
 from mfu_desktop.core.predict.options import DEFAULT_SOURCE, OUTPUT_FORMATS
 
 
@@ -44,12 +44,10 @@ def add_command(sub: argparse._SubParsersAction) -> None:
                    help="the chip the --calibrate profile ran on (only with --calibrate; the prediction's targets are "
                         "--targets)")
     p.add_argument("--save-calibration", action="store_true",
-                   help="with --calibrate: save the per-category factors (measured / predicted) for this chip pair "
-                        "and basis; later predictions use and name them")
+                   help="with --calibrate: save the per-category factors (measured / predicted) for this chip pair, "
+                        "model and basis; later predictions use and name them")
     p.add_argument("--no-calibration", action="store_true", help="ignore the saved calibration factors")
-    p.add_argument("--basis", choices=BASES, default="advertised",
-                   help="ratios from advertised peaks (default, the original script) or from measured achievable "
-                        "matmul FLOP/s and HBM bandwidth where both chips have them (docs/accuracy.md)")
+    add_model_options(p)
     p.add_argument("--lang", choices=["en", "zh_CN"], default="en", help="console table language")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-cache", action="store_true", help="parse again even when a cached copy exists")

@@ -80,6 +80,7 @@ def _print_prediction(p: Prediction, source_why: str, lang: str) -> None:
     print(console_table(p, lang))
     print(f"source: {p.source.display_name} ({source_why}); ranks: {', '.join(map(str, p.ranks))}; "
           f"{PER_STEP_CONVENTION}")
+    print(f"model: {p.basis.label} (docs/accuracy.md; --model seed --basis advertised is the original script)")
     if p.assumed_cpu:
         print(f"assumed: cpu coefficient {p.assumed_cpu:g} for chips without one (--assume-cpu)")
     print()
@@ -90,13 +91,13 @@ def _print_prediction(p: Prediction, source_why: str, lang: str) -> None:
 
 
 def _basis(args: argparse.Namespace) -> Basis:
-    """The basis asked for, with the saved calibrations unless ``--no-calibration``."""
+    """The model and basis asked for, with the saved calibrations unless ``--no-calibration``."""
     if args.no_calibration:
-        return Basis(args.basis)
+        return Basis(args.basis, model=args.model)
     factors, problems = read_factors()
     for problem in problems:
         print(f"warning: {problem}", file=sys.stderr)
-    return Basis(args.basis, factors)
+    return Basis(args.basis, factors, args.model)
 
 
 def _run_calibration(args: argparse.Namespace, result: FolderAnalysis, source: Chip, rules: list,
@@ -110,7 +111,8 @@ def _run_calibration(args: argparse.Namespace, result: FolderAnalysis, source: C
         raise _Usage(f"argument --target: {exc}") from None
     measured = _load(args, [args.calibrate], catalog)
     _check_measured_chip(args.calibrate, measured, target)
-    cal = calibrate(rank_inputs(result), rank_inputs(measured), source, target, rules, args.assume_cpu, args.basis)
+    cal = calibrate(rank_inputs(result), rank_inputs(measured), source, target, rules, args.assume_cpu, args.basis,
+                    args.model)
     saved = None
     if args.save_calibration:
         base = args.path.name if args.path else "the demo profile"
@@ -122,7 +124,7 @@ def _run_calibration(args: argparse.Namespace, result: FolderAnalysis, source: C
     if args.json:
         print(json.dumps(stamped({**cal.to_json(), "saved_to": str(saved) if saved else None}), ensure_ascii=False))
         return EXIT_OK
-    print(f"calibration: {cal.source} → {cal.target} ({cal.basis} basis)")
+    print(f"calibration: {cal.source} → {cal.target} ({cal.model} model, {cal.basis} basis)")
     print(f"{'type':<34} {'predicted µs':>14} {'measured µs':>14} {'error':>9}")
     for row in cal.by_type.itertuples(index=False):
         err = f"{row.error * 100:+.1f} %" if row.error == row.error else "–"
@@ -135,7 +137,8 @@ def _run_calibration(args: argparse.Namespace, result: FolderAnalysis, source: C
     for note in cal.notes:
         print(f"note: {note}")
     if saved:
-        print(f"saved {len(cal.factors(''))} factor(s) for {cal.source_id} → {cal.target_id} ({cal.basis}) to "
+        print(f"saved {len(cal.factors(''))} factor(s) for {cal.source_id} → {cal.target_id} ({cal.model}, "
+              f"{cal.basis}) to "
               f"{saved}: later predictions of this pair use and name them (--no-calibration ignores them)")
     elif cal.factors(""):
         print("add --save-calibration to keep these factors for later predictions of this pair")

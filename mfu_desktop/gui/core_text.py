@@ -44,6 +44,7 @@ _VOCABULARY = (
     QT_TRANSLATE_NOOP("CoreText", "achievable"),
     QT_TRANSLATE_NOOP("CoreText", "compute achievable"),
     QT_TRANSLATE_NOOP("CoreText", "bandwidth achievable"),
+    QT_TRANSLATE_NOOP("CoreText", "fitted"),
     QT_TRANSLATE_NOOP("CoreText", "measured"),
     QT_TRANSLATE_NOOP("CoreText", "Inputs"),
     QT_TRANSLATE_NOOP("CoreText", "Missing inputs"),

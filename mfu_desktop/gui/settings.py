@@ -16,6 +16,8 @@ from pathlib import Path
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from mfu_desktop.core.paths import user_config_dir
+from mfu_desktop.core.predict.basis import BASES, MODELS
+from mfu_desktop.core.predict.options import DEFAULT_BASIS, DEFAULT_MODEL
 
 SETTINGS_VERSION = 1
 #: Recent folders kept in File → Open recent.
@@ -37,7 +39,8 @@ class Settings:
         theme: ``system``, ``light`` or ``dark``.
         language: ``system``, ``en`` or ``zh_CN``.
         top_n: Rows in hot-operator charts.
-        prediction_basis: ``advertised`` or ``achievable`` (the Prediction tab's basis switch).
+        prediction_basis: ``model/basis`` of the Prediction tab's model switch (``roofline/fitted`` …); a
+            plain basis saved by an earlier version is read by :func:`prediction_choice`.
     """
 
     version: int = SETTINGS_VERSION
@@ -51,7 +54,7 @@ class Settings:
     theme: str = "system"
     language: str = "system"
     top_n: int = 15
-    prediction_basis: str = "advertised"
+    prediction_basis: str = f"{DEFAULT_MODEL}/{DEFAULT_BASIS}"
     notice: str = field(default="", compare=False)
     notice_args: dict[str, str] = field(default_factory=dict, compare=False)
 
@@ -62,7 +65,19 @@ class Settings:
 
 _CHOICES = {"fa_backward": ("model", "executed"), "mask_convention": ("exact", "seed"),
             "theme": ("system", "light", "dark"), "language": ("system", "en", "zh_CN"),
-            "prediction_basis": ("advertised", "achievable")}
+            "prediction_basis": (*(f"{m}/{b}" for m in MODELS for b in BASES), "advertised", "achievable")}
+
+
+def prediction_choice(saved: str) -> tuple[str, str]:
+    """(model, basis) of a saved ``prediction_basis``.
+
+    ``achievable`` saved by an earlier version (a user's switch) keeps that basis with the default
+    model; ``advertised`` was that version's default and becomes today's default.
+    """
+    if "/" in saved:
+        model, basis = saved.split("/", 1)
+        return model, basis
+    return (DEFAULT_MODEL, "achievable") if saved == "achievable" else (DEFAULT_MODEL, DEFAULT_BASIS)
 
 
 def settings_path() -> Path:

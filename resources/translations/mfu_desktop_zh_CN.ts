@@ -598,6 +598,14 @@
         <translation>计算 ×</translation>
     </message>
     <message>
+        <source>Expected error</source>
+        <translation>预期误差</translation>
+    </message>
+    <message>
+        <source>10 %–90 % band and median of the per-kernel error the accuracy report measured on held-out public pairs of this class (same or cross vendor), for this model and basis, weighted by this profile&apos;s kernel mix (docs/accuracy.md); empty: nothing measured applies</source>
+        <translation>准确度报告在留出的公开数据对（同厂商或跨厂商）上实测的单个 kernel 误差的 10 %–90 % 区间与中位数，按本模型与换算基准、以本 profile 的 kernel 构成加权（docs/accuracy.md）；为空：没有适用的实测数据</translation>
+    </message>
+    <message>
         <source>Step ×</source>
         <translation>Step ×</translation>
     </message>
@@ -630,6 +638,38 @@
         <translation>cpu 系数取自芯片规格库；以下芯片假设为 {0}：{1}</translation>
     </message>
     <message>
+        <source>Roofline model</source>
+        <translation>Roofline 模型</translation>
+    </message>
+    <message>
+        <source>Seed model</source>
+        <translation>种子模型</translation>
+    </message>
+    <message>
+        <source>fitted</source>
+        <translation>拟合</translation>
+    </message>
+    <message>
+        <source>achievable</source>
+        <translation>实测可达</translation>
+    </message>
+    <message>
+        <source>advertised</source>
+        <translation>标称</translation>
+    </message>
+    <message>
+        <source>{0} (default)</source>
+        <translation>{0}（默认）</translation>
+    </message>
+    <message>
+        <source>{0} (original script)</source>
+        <translation>{0}（原始脚本）</translation>
+    </message>
+    <message>
+        <source>{0} … {1} (median {2})</source>
+        <translation>{0} … {1}（中位数 {2}）</translation>
+    </message>
+    <message>
         <source>✓ fits, {0} GB free</source>
         <translation>✓ 放得下，剩余 {0} GB</translation>
     </message>
@@ -660,14 +700,6 @@
     <message>
         <source>advertised peaks or measured achievable values, with the share of time predicted on each</source>
         <translation>标称峰值或实测可达值，以及按各基准预估的时间占比</translation>
-    </message>
-    <message>
-        <source>Error on public data</source>
-        <translation>公开数据误差</translation>
-    </message>
-    <message>
-        <source>mean error the accuracy report measured for this class of chip pair on this basis (docs/accuracy.md); empty: not measured</source>
-        <translation>精度报告在该基准下对这类芯片对测得的平均误差（docs/accuracy.md）；为空表示未测</translation>
     </message>
     <message>
         <source>Compute (µs/step)</source>
@@ -1539,6 +1571,10 @@
         <translation>带宽实测可达</translation>
     </message>
     <message>
+        <source>fitted</source>
+        <translation>拟合</translation>
+    </message>
+    <message>
         <source>measured</source>
         <translation>实测</translation>
     </message>
@@ -2212,24 +2248,8 @@
         <translation>为缺少 cpu 系数的芯片假设的系数（一项假设；命令行为 --assume-cpu）</translation>
     </message>
     <message>
-        <source>Advertised peaks</source>
-        <translation>标称峰值</translation>
-    </message>
-    <message>
-        <source>Achievable (measured)</source>
-        <translation>实测可达</translation>
-    </message>
-    <message>
-        <source>Advertised: ratios of catalog peaks and HBM bandwidths (the original script). Achievable: ratios of measured matmul FLOP/s (MAMF) and HBM bandwidth where both chips have one, advertised otherwise; each row says which (docs/accuracy.md)</source>
-        <translation>标称：按芯片目录中的峰值与 HBM 带宽之比换算（原始脚本的做法）。实测可达：两颗芯片都有实测值时，按实测的矩阵乘可达算力（MAMF）与 HBM 带宽之比换算，否则用标称值；每行注明所用基准（docs/accuracy.md）</translation>
-    </message>
-    <message>
         <source>Source chip</source>
         <translation>基线芯片</translation>
-    </message>
-    <message>
-        <source>Basis</source>
-        <translation>换算基准</translation>
     </message>
     <message>
         <source>Assumed cpu coefficient</source>
@@ -2272,10 +2292,6 @@
         <translation>所有耗时均为每 step（采集到的各 step 平均）、每 rank（各 rank 平均）的值。</translation>
     </message>
     <message>
-        <source>Basis: {0} — see docs/accuracy.md for the error this model has shown on public measurements</source>
-        <translation>换算基准：{0} —— 该模型在公开实测数据上的误差见 docs/accuracy.md</translation>
-    </message>
-    <message>
         <source>Excluded from the prediction (per step, mean per rank): {0}</source>
         <translation>不参与预估（每 step、每 rank 平均）：{0}</translation>
     </message>
@@ -2286,6 +2302,14 @@
     <message>
         <source>Load a profile first (Profiler tab or drag a folder onto the window).</source>
         <translation>请先加载 Profiling 数据（Profiling 分析页，或将目录拖到窗口）。</translation>
+    </message>
+    <message>
+        <source>Roofline model: kernels without pipe counters are predicted from their FLOPs and bytes on both chips, with latency floors; seed model: the original script&apos;s ratios. Advertised: catalog peaks and HBM bandwidths; achievable: measured matmul FLOP/s (MAMF) and HBM bandwidth where both chips have one; fitted: advertised × each chip&apos;s efficiency fitted on public measurements. The default is the most accurate on the held-out public pairs (docs/accuracy.md)</source>
+        <translation>Roofline 模型：没有流水线计数的 kernel 按其在两颗芯片上的 FLOPs 与字节数（含延迟下限）预估；种子模型：原始脚本的比值。标称：芯片库的峰值与 HBM 带宽；实测可达：两颗芯片都有实测值时用实测矩阵乘 FLOP/s（MAMF）与 HBM 带宽；拟合：标称值 × 每颗芯片在公开实测数据上拟合的效率。默认项是在留出的公开数据对上最准确的组合（docs/accuracy.md）</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>预估模型</translation>
     </message>
     <message>
         <source>Check at least one target chip.</source>
@@ -2302,6 +2326,10 @@
     <message>
         <source>Source: {0} ({1})</source>
         <translation>基线：{0}（{1}）</translation>
+    </message>
+    <message>
+        <source>Model: {0} — see docs/accuracy.md for the error this model has shown on public measurements</source>
+        <translation>预估模型：{0} —— 该模型在公开实测数据上的误差见 docs/accuracy.md</translation>
     </message>
     <message>
         <source>Computing the per-kernel prediction on {0}…</source>

@@ -58,7 +58,8 @@ KEPT = {
         "FastGelu", "Silu", "Relu", "LeakyRelu", "Exp", "Sqrt", "Rsqrt", "Pow", "Neg", "RotaryMul",
         "RotaryMulGrad", "DropOutDoMask", "DropoutGenMask", "GenBitMask", "Select", "SelectV2", "Fill",
         "aten::fill_", "aten::add", "aten::mul", "aten::sub", "aten::div", "aten::add_", "aten::mul_", "Where",
-        "aten::index_select", "aten::gelu", "aten::silu", "aten::relu", "aten::where", "aten::masked_fill_"],
+        "aten::index_select", "aten::gelu", "aten::silu", "aten::relu", "aten::where", "aten::masked_fill_",
+        "aten::eq"],  # comparisons joined element-wise with the prediction's categories (issue 23)
     "matmul": ["MatMulV3", "GroupedMatmul", "BatchMatMulV2", "aten::mm", "aten::bmm", "aten::baddbmm",
         "aten::linear", "aten::_scaled_mm", "aten::matmul", "MatmulAllReduce", "QuantBatchMatmulV3",
         "WeightQuantBatchMatmulV2", "aten::addmm"],
@@ -69,7 +70,7 @@ KEPT = {
         "aten::layer_norm", "BatchNorm", "aten::native_batch_norm", "GroupNorm", "aten::rms_norm"],
     "optimizer": ["ApplyAdamW", "SGD", "aten::_fused_adam_", "multi_tensor_apply_kernel", "aten::_foreach_add_",
         "LambApplyOptimizerAssign"],
-    "other": ["ZerosLike", "OnesLike", "aten::zero_", "aten::eq", "aten::all", "aten::_local_scalar_dense"],
+    "other": ["ZerosLike", "OnesLike", "aten::zero_", "aten::all", "aten::_local_scalar_dense"],
     "reduce/gather": ["ReduceSum", "ReduceSumD", "ReduceMean", "ReduceMax", "ArgMax", "GatherV2",
         "GatherElements", "aten::index", "ScatterNd", "Embedding", "EmbeddingDenseGrad", "NonZero", "Sort",
         "TopK", "TopKV2", "MoeInitRouting", "aten::sum", "aten::mean", "aten::max", "aten::cumsum",

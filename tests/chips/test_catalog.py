@@ -19,7 +19,8 @@ def catalog():
 def test_shipped_catalog_holds_every_reference_device(catalog, spec_dir):
     with (spec_dir / "chips.csv").open(newline="", encoding="utf-8") as fh:
         reference = list(csv.DictReader(fh))
-    assert len(catalog.chips) == len(reference) == 49
+    # the 49 reference devices plus the 8 GPUs the public validation data measured (validation/neusight)
+    assert len(reference) == 49 and len(catalog.chips) == 49 + 8
     columns = {
         "cube_fp16_tflops": "cube_fp16_tflops", "cube_bf16_tflops": "cube_bf16_tflops",
         "cube_fp32_tflops": "cube_fp32_tflops", "cube_hf32_or_tf32_tflops": "cube_hf32_tflops",
@@ -33,6 +34,20 @@ def test_shipped_catalog_holds_every_reference_device(catalog, spec_dir):
             expected = float(row[ref_col]) if row[ref_col].strip() else None
             assert chip.value(our_col) == expected, (chip.identifier, our_col)
         assert chip.source == row["source"] and chip.confidence == row["confidence"]
+
+
+@pytest.mark.parametrize("name, column, value", [
+    ("NVIDIA V100 PCIe 32GB", "cube_fp16_tflops", 112.0), ("NVIDIA V100 PCIe 32GB", "hbm_bandwidth_gbs", 900.0),
+    ("NVIDIA T4", "cube_fp32_tflops", 8.1), ("NVIDIA T4", "hbm_bandwidth_gbs", 320.0),
+    ("NVIDIA L4", "cube_bf16_tflops", 121.0),  # the datasheet's 242 "with sparsity", halved
+    ("NVIDIA P100 PCIe 16GB", "cube_fp32_tflops", 9.3), ("NVIDIA P4", "cube_fp16_tflops", None),
+    ("AMD MI100", "cube_fp32_tflops", 46.1), ("AMD MI210", "hbm_bandwidth_gbs", 1638.4),
+    ("AMD MI250 (per GCD)", "cube_fp32_tflops", 90.5 / 2),  # one GCD is one framework device
+])
+def test_validation_gpus_carry_datasheet_values_with_sources(catalog, name, column, value):
+    chip = catalog.find(name)
+    assert chip.value(column) == value
+    assert chip.source and chip.confidence == "B"
 
 
 def test_shipped_file_keeps_seed_layout_first():
@@ -159,4 +174,4 @@ def test_empty_and_garbage_files_do_not_crash(tmp_path):
     bad.write_bytes(b"\xff\xfe\x00garbage")
     catalog = ChipCatalog.load(include_user=False, extra_files=[bad])
     assert catalog.problems
-    assert len(catalog.chips) == 49
+    assert len(catalog.chips) == len(ChipCatalog.load(include_user=False).chips)  # the shipped rows, untouched

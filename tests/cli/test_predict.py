@@ -62,6 +62,27 @@ def test_json_contract(capsys, profile):
     assert dt["partial"] and 0 < dt["predicted_share"] < 1 and "cube_fp32_tflops" in dt["partial_reason"]
 
 
+def test_model_and_expected_error_in_json_and_console(capsys, profile):
+    """Issue 23: the default model and basis are stated; each target carries the expected error of this kernel mix;
+    on a profile with pipe counters the roofline model keeps the seed's split (the same numbers)."""
+    code, out, _ = run(capsys, "predict", profile, "--targets", "H100 SXM,MI300X", "--json")
+    data = json.loads(out)
+    assert code == 0 and (data["model"], data["basis"]) == ("roofline", "fitted")
+    for t in data["targets"]:
+        band = t["error_band"]
+        assert band["p10"] <= band["median"] <= band["p90"] and band["pairs"] > 0
+        assert band["pair_class"] == "cross vendor"  # the demo ran on a 910B-class chip
+    code, out, _ = run(capsys, "predict", profile, "--targets", "H100 SXM,MI300X", "--model", "seed", "--basis",
+                       "advertised", "--json")
+    seed = json.loads(out)
+    assert (seed["model"], seed["basis"]) == ("seed", "advertised")
+    advertised = run(capsys, "predict", profile, "--targets", "H100 SXM,MI300X", "--basis", "advertised", "--json")[1]
+    for a, b in zip(seed["targets"], json.loads(advertised)["targets"]):
+        assert a["predicted_compute_us"] == pytest.approx(b["predicted_compute_us"])
+    code, out, _ = run(capsys, "predict", profile, "--targets", "H100 SXM")
+    assert "model: roofline model, fitted basis" in out and "expected error: " in out
+
+
 def test_outputs_have_the_seed_columns_and_stay_outside_the_profile(capsys, profile, tmp_path):
     before = snapshot(profile)
     out_dir = tmp_path / "pred"
@@ -159,7 +180,7 @@ def test_basis_and_saved_calibration(capsys, profile, tmp_path, monkeypatch):
                        "--save-calibration")
     assert code == 0 and "saved" in out and "factor ×" in out
     saved = (tmp_path / "data" / "calibration.csv").read_text(encoding="utf-8")
-    assert saved.startswith("source,target,basis,category,factor,fitted_on") and "matmul" in saved
+    assert saved.startswith("source,target,basis,category,factor,fitted_on,model") and "matmul" in saved
     code, out, _ = run(capsys, "predict", profile, "--source", "910B", "--targets", target, "--json")
     t = json.loads(out)["targets"][0]
     assert any(r.startswith("calibration matmul ×") for r in t["rules"])

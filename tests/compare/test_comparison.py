@@ -12,6 +12,9 @@ from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.chips.catalog import default_catalog
 from mfu_desktop.core.compare.comparison import compare, comparison_json, side_groups, table
 from mfu_desktop.core.pipeline.analyze import analyze_paths
+from mfu_desktop.core.predict.basis import SEED, Basis, default_basis
+from mfu_desktop.core.predict.inputs import rank_inputs
+from mfu_desktop.core.predict.predictor import predict
 from tests.conftest import SAMPLES, requires_samples
 from tests.helpers import kernel_row, make_rank
 
@@ -139,13 +142,19 @@ def test_h100_vs_mi300x_traces_match_by_family():
     model = "Falconsai_nsfw_image_detection__1016002.json.gz"
     h100 = analyze_paths([SAMPLES / "tracelens/h100" / model], use_cache=False)
     mi300 = analyze_paths([SAMPLES / "tracelens/mi300" / model], use_cache=False)
-    c = compare(h100, mi300, default_catalog())
+    c = compare(h100, mi300, default_catalog(), basis=Basis(model=SEED))
     t = table(c)
     assert c.chip_vs_chip and c.chips == ("NVIDIA H100 SXM", "AMD MI300X")
     # same ATen ops and shapes on both GPUs: the GEMMs match shape for shape
     addmm = t[(t["type"] == "aten::addmm") & (t["level"] == "same shape")]
     assert len(addmm) >= 3
-    # the measured pair: GEMMs slower on the MI300X than the peak ratio predicts (validation.md §2)
+    # the measured pair: GEMMs slower on the MI300X than the seed's peak ratio predicts (validation.md §2)
     big = addmm.sort_values("base_time_us").iloc[-1]
     assert big["new_time_us"] > big["predicted_new_us"]
     assert side_groups(h100)["family"].isin(["matmul", "attention"]).any()
+    # chip vs chip predicts with mfu predict's model and basis: by default its defaults, the same numbers
+    default = compare(h100, mi300, default_catalog())
+    prediction = predict(rank_inputs(h100), default_catalog().find("NVIDIA H100 SXM"),
+                         [default_catalog().find("AMD MI300X")], basis=default_basis())
+    assert default.predicted_step_us == prediction.targets[0].predicted_step_us
+    assert any(default_basis().label in n for n in default.notes)

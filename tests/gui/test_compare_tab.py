@@ -76,8 +76,9 @@ def test_chip_vs_chip_saves_a_calibration_that_predictions_name(make_window, qtb
     tab.save_calibration()
     wait_idle(qtbot, window)
     factors, problems = read_factors(tmp_path / "data" / "calibration.csv")
-    assert problems == [] and {f.basis for f in factors} == {"advertised", "achievable"}
-    matmul = next(f for f in factors if f.basis == "advertised" and f.category == "matmul")
+    assert problems == [] and {(f.model, f.basis) for f in factors} == {
+        (m, b) for m in ("roofline", "seed") for b in ("advertised", "achievable", "fitted")}
+    matmul = next(f for f in factors if (f.model, f.basis) == ("seed", "advertised") and f.category == "matmul")
     assert matmul.source == "Huawei Ascend 910B" and matmul.target == "NVIDIA A100 SXM 40GB"
     # measured = BASE with MatMulV2 1.5× slower; predicted = BASE × the advertised ratio 353.9/312 (pipe counters
     # split some time onto the bandwidth ratio, so the factor is near, not exactly, 1.5 × 312/353.9)

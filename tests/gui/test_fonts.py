@@ -72,3 +72,14 @@ def test_the_subset_ships_with_its_licence():
     folder = ROOT / "resources" / "fonts"
     assert (folder / "NotoSansCJKsc-MFUDesktop.otf").stat().st_size < 3_000_000
     assert "SIL Open Font License" in (folder / "OFL.txt").read_text(encoding="utf-8")
+
+
+def test_the_subset_draws_the_names_users_write_beyond_gb2312_level_1(qapp):
+    """昇腾 (Ascend) is in no UI string, but in users' folder and file names: 昇 is GB2312 level 2."""
+    from PySide6.QtGui import QRawFont
+
+    font = QRawFont(str(ROOT / "resources" / fonts.FONT_FILE), 12)
+    assert font.isValid()
+    glyphs = {character: font.glyphIndexesForString(character)[0] for character in "昇腾鲲鹏昇思龘"}
+    assert all(glyphs[c] != 0 for c in "昇腾鲲鹏昇思"), glyphs
+    assert glyphs["龘"] == 0  # a subset, not the whole font: glyph 0 (.notdef) is what a missing one gets

@@ -157,33 +157,55 @@ def test_demo_prediction_fills_results(make_window, qtbot):
     assert window.prediction.detail_model.rowCount() > 0
 
 
-def test_prediction_basis_switch_is_stated_quoted_and_remembered(make_window, qtbot):
-    """Issue 13: the basis switch re-predicts, each row names its basis and the public-data error, and it persists."""
+def test_prediction_model_switch_is_stated_quoted_and_remembered(make_window, qtbot):
+    """Issues 13 and 23: the model switch (keyboard) re-predicts, each row names its basis and quotes the expected
+    error of this profile's kernel mix, the choice persists, and the seed's original model is one choice away."""
+    from PySide6.QtTest import QTest
+
     window = make_window("--lang", "en", "--demo", "--tab", "prediction")
     wait_idle(qtbot, window, timeout=120000)
     tab = window.prediction
+    assert tab.basis.currentData() == "roofline/fitted" and "(default)" in tab.basis.currentText()
     for i in range(tab.targets.count()):
         item = tab.targets.item(i)
         item.setCheckState(Qt.CheckState.Checked if item.text() in ("NVIDIA H100 SXM", "NVIDIA A100 SXM 40GB")
                            else Qt.CheckState.Unchecked)
     wait_idle(qtbot, window, timeout=120000)
-    advertised = {t.device: t.predicted_compute_us for t in tab.prediction.targets}
-    tab.basis.setCurrentIndex(tab.basis.findData("achievable"))
+    fitted = {t.device: t.predicted_compute_us for t in tab.prediction.targets}
+    tab.basis.setFocus()
+    QTest.keyClick(tab.basis, Qt.Key.Key_Down)  # the next choice: the roofline model on the achievable basis
+    assert tab.basis.currentData() == "roofline/achievable"
     qtbot.waitUntil(lambda: tab.prediction is not None and tab.prediction.basis.name == "achievable", timeout=60000)
     wait_idle(qtbot, window, timeout=120000)
     achievable = {t.device: t for t in tab.prediction.targets}
     # the demo ran on a 910B-class chip with a measured MAMF: the A100 40GB (FlagPerf) changes, the text says so
     a100 = achievable["NVIDIA A100 SXM 40GB"]
     assert a100.basis_text.split(" (")[0] in ("achievable", "compute achievable", "bandwidth achievable")
-    assert a100.predicted_compute_us != pytest.approx(advertised["NVIDIA A100 SXM 40GB"])
+    assert a100.predicted_compute_us != pytest.approx(fitted["NVIDIA A100 SXM 40GB"])
     model = tab.summary_model
     keys = model.column_keys()
     rows = {model.raw(r, keys.index("device")): r for r in range(model.rowCount())}
-    quoted = model.raw(rows["NVIDIA A100 SXM 40GB"], keys.index("public_error"))
-    assert quoted.startswith("Huawei → NVIDIA: matmul")
+    quoted = model.raw(rows["NVIDIA A100 SXM 40GB"], keys.index("expected_error"))
+    band = a100.error_band
+    assert band is not None and quoted.startswith(f"{band.p10 * 100:+.0f} %".replace("-", "−")) and "median" in quoted
     assert "achievable" in model.raw(rows["NVIDIA A100 SXM 40GB"], keys.index("basis_shown"))
-    assert load_settings(settings_path()).prediction_basis == "achievable"
-    window.grab().save(str(Path(tempfile.gettempdir()) / "prediction_basis.png"))
+    assert load_settings(settings_path()).prediction_basis == "roofline/achievable"
+    window.grab().save(str(Path(tempfile.gettempdir()) / "prediction_model.png"))
+    # the original script's model: the last choice
+    QTest.keyClick(tab.basis, Qt.Key.Key_End)
+    assert tab.basis.currentData() == "seed/advertised" and "original script" in tab.basis.currentText()
+    qtbot.waitUntil(lambda: tab.prediction is not None and tab.prediction.basis.model == "seed", timeout=60000)
+    wait_idle(qtbot, window, timeout=120000)
+    assert tab.prediction.basis.name == "advertised"
+    assert any("Seed model" in n for n in tab.notes.text().splitlines())
+
+
+def test_an_earlier_saved_basis_maps_to_a_model_choice():
+    from mfu_desktop.gui.settings import prediction_choice
+
+    assert prediction_choice("advertised") == ("roofline", "fitted")  # the earlier default becomes today's
+    assert prediction_choice("achievable") == ("roofline", "achievable")  # a user's switch keeps its basis
+    assert prediction_choice("seed/advertised") == ("seed", "advertised")
 
 
 def test_console_json_csv_and_window_show_the_same_numbers(make_window, qtbot, capsys, tmp_path):

@@ -14,7 +14,8 @@ from mfu_desktop.core.analysis.measured_step import measured_step
 from mfu_desktop.core.chips.catalog import ChipCatalog, read_catalog_file
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.predict.calibrate import calibrate
-from mfu_desktop.core.predict.kernels import kernel_inputs, predict_kernels, target_totals
+from mfu_desktop.core.predict.kernel_model import predict_kernels, target_totals
+from mfu_desktop.core.predict.kernels import kernel_inputs
 from mfu_desktop.core.predict.predictor import RankInput, predict
 from mfu_desktop.core.predict.rules import DEFAULT_RULES, rules_from_csv, rules_to_csv, with_rules_disabled
 from mfu_desktop.core.predict.step import comm_line, step_composite
@@ -141,12 +142,12 @@ def test_fallback_for_kernels_without_pipe_times(catalog):
     frame = kernels([k("AI_CORE", "MatMulV2", 100.0), k("AI_VECTOR_CORE", "Add", 50.0)])
     src, tgt = catalog.find("Huawei Ascend 910B"), catalog.find("NVIDIA H20")
     inp = kernel_inputs(frame)
-    assert any("no pipe times" in f for f in inp.flags)
+    assert "no pipe times" in inp.fallback_flags["seed"] and "no pipe times" in inp.fallback_flags["roofline"]
     tk = predict_kernels(inp, src, tgt, list(DEFAULT_RULES))
     assert tk.frame["scale"].iloc[0] == pytest.approx(353.9 / 148)  # cube → compute ratio
     assert tk.frame["scale"].iloc[1] == pytest.approx(1600 / 4000)  # vector → memory ratio
     assert (tk.frame["fallback"] == "class").all() and tk.fallback_us == 150.0
-    assert any("by their class" in f for f in inp.flags)
+    assert "by their class" in inp.fallback_flags["seed"]
 
 
 def test_fallback_uses_the_roofline_bound_of_vector_kernels(catalog):
@@ -160,7 +161,8 @@ def test_fallback_uses_the_roofline_bound_of_vector_kernels(catalog):
     frame["bound"] = pd.Categorical(["memory", "compute", "memory", None], categories=["compute", "memory"])
     src, tgt = catalog.find("Huawei Ascend 910B"), catalog.find("NVIDIA H100 SXM")
     inp = kernel_inputs(frame)
-    assert any("2 predicted by their roofline bound" in f and "2 without bytes by their class" in f for f in inp.flags)
+    assert "2 predicted by their roofline bound" in inp.fallback_flags["seed"]
+    assert "2 without bytes by their class" in inp.fallback_flags["seed"]
     tk = predict_kernels(inp, src, tgt, list(DEFAULT_RULES))
     cube, vec, bw = 353.9 / 989.4, 22.1 / 133.8, 1600 / 3350
     assert tk.frame["scale"].tolist() == pytest.approx([cube, vec, bw, bw])

@@ -84,8 +84,8 @@ DEFAULT_FAMILIES: tuple[Family, ...] = (
     Family("softmax/loss", r"Softmax|CrossEntropy|cross_entropy|nll_loss|log_softmax", "softmax, losses"),
     Family("element-wise", r"Add|Mul|Sub|Div|Cast|SwiGlu|Gelu|Silu|Relu|Exp|Sqrt|Rsqrt|Pow|Neg|Rotary|Dropout|"
            r"GenBitMask|Where|Select|Fill|fill_|elementwise|vectorized|tanh|sigmoid|clamp|quantize|dequantize|"
-           r"aten::(?:add|mul|sub|div)",
-           "element-wise arithmetic, activations, rotary embedding, dropout, (de)quantisation"),
+           r"aten::(?:add|mul|sub|div|eq|ne|lt|gt|le|ge|abs)",
+           "element-wise arithmetic, comparisons, activations, rotary embedding, dropout, (de)quantisation"),
     Family("reduce/gather", r"Reduce|Sum|Mean|Max|Min|ArgMax|argmax|argmin|amax|amin|cumsum|Gather|Index|Scatter|"
            r"Embedding|NonZero|Sort|TopK|MoeInitRouting|Routing", "reductions, gathers, embeddings, routing"),
 )

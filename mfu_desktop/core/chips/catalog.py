@@ -94,6 +94,8 @@ SOURCE_LEGEND = {
     "MLE": "stas00/ml-engineering accelerator tables (each row cites the vendor page)",
     "MLN": "stas00/ml-engineering network tables",
     "NVP": "NVIDIA product pages",
+    "NVDS": "NVIDIA datasheets (Tesla V100 PCIe, P100 PCIe, P4, T4; L4), as copied by spec databases",
+    "ANDT": "AnandTech's copy of AMD's Instinct table (MI250, MI210, MI100), 2022-03-22",
     "GKW": "glennklockwood.com processor pages (NVIDIA whitepapers)",
     "HPT": "copy of NVIDIA's H100 specification table (hpctech)",
     "ZDS": "copy of NVIDIA's HGX B200 / GB200 tables",

@@ -36,6 +36,7 @@ from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
 from mfu_desktop.core.cluster.folder import FolderAnalysis
 from mfu_desktop.core.cluster.memory import cluster_memory
 from mfu_desktop.core.numbers import finite_number as number
+from mfu_desktop.core.predict.basis import Basis, default_basis
 from mfu_desktop.core.readers import columns as C
 
 #: A group is keyed by these.
@@ -332,27 +333,30 @@ def _same_shape_reason(row: dict[str, Any], base_calls: float, new_calls: float,
 # --- chip vs chip -------------------------------------------------------------------------------
 
 
-def predicted_by_type(base: FolderAnalysis, source: Chip, target: Chip
+def predicted_by_type(base: FolderAnalysis, source: Chip, target: Chip, basis: Basis | None = None
                       ) -> tuple[dict[str, float], float | None, str]:
     """BASE's compute kernels predicted on ``target``: predicted/measured time per operator type, and the step.
+
+    The model and basis are ``mfu predict``'s (its defaults when ``basis`` is ``None``).
 
     Returns:
         Ratio per type (predicted ÷ measured time of its predictable kernels), the predicted
         step per step, mean per rank (``None`` when the step cannot be predicted), and why not.
     """
     from mfu_desktop.core.predict.inputs import rank_inputs
-    from mfu_desktop.core.predict.kernels import group_predictions, group_ratios
+    from mfu_desktop.core.predict.kernel_model import predicted_groups
     from mfu_desktop.core.predict.predictor import predict
 
+    basis = basis or default_basis()
     inputs = rank_inputs(base)
-    prediction = predict(inputs, source, [target])
+    prediction = predict(inputs, source, [target], basis=basis)
     measured: dict[str, float] = {}
     predicted: dict[str, float] = {}
     for inp in prediction.inputs.values():
         g = inp.groups
         if g.empty:
             continue
-        new, ok = group_predictions(g, group_ratios(g, source, target, prediction.rules))
+        new, ok, _ = predicted_groups(inp, source, target, prediction.rules, basis)
         new = np.where(ok, new, np.nan)
         for op_type, dur, value in zip(g["type"].tolist(), g["duration_us"].tolist(), new.tolist()):
             if math.isfinite(value):
@@ -428,7 +432,8 @@ class Comparison:
 
 def compare(base: FolderAnalysis, new: FolderAnalysis, catalog: ChipCatalog | None = None,
             families: tuple[Family, ...] | list[Family] = DEFAULT_FAMILIES, base_label: str = "BASE",
-            new_label: str = "NEW", chip_base: str | None = None, chip_new: str | None = None) -> Comparison:
+            new_label: str = "NEW", chip_base: str | None = None, chip_new: str | None = None,
+            basis: Basis | None = None) -> Comparison:
     """Compare two analysed profiles (see the module docstring).
 
     Args:
@@ -440,19 +445,21 @@ def compare(base: FolderAnalysis, new: FolderAnalysis, catalog: ChipCatalog | No
         new_label: Name of NEW in notes.
         chip_base: The chip BASE ran on, when detection did not say (or to override it).
         chip_new: The chip NEW ran on, likewise.
+        basis: Model and basis of the chip-vs-chip prediction (``None``: ``mfu predict``'s defaults).
     """
     ids = (chip_base or _only_chip(base), chip_new or _only_chip(new))
+    basis = basis or default_basis()
     base_groups = side_groups(base, families)
     predicted_step = None
     notes = []
     if ids[0] and ids[1] and ids[0] != ids[1] and catalog is not None:
         source, target = catalog.find(ids[0]), catalog.find(ids[1])
-        ratios, predicted_step, why_not = predicted_by_type(base, source, target)
+        ratios, predicted_step, why_not = predicted_by_type(base, source, target, basis)
         base_groups["predicted_us"] = [t * ratios[k] if k in ratios else np.nan
                                        for k, t in zip(base_groups["type"], base_groups["time_us"])]
         notes.append(f"chip vs chip: {source.display_name} → {target.display_name}; predicted_new_us is what "
-                     "mfu predict says BASE's compute kernels take on NEW's chip (kernels it cannot predict are "
-                     "left out of a row's prediction)")
+                     f"mfu predict ({basis.label}) says BASE's compute kernels take on NEW's chip (kernels it "
+                     "cannot predict are left out of a row's prediction)")
         if predicted_step is None and why_not:
             notes.append(f"the step is not predicted for {target.display_name}: {why_not}")
     rows = match_groups(base_groups, side_groups(new, families))

@@ -25,7 +25,7 @@ from mfu_desktop.core.readers.files import fingerprint
 
 if TYPE_CHECKING:
     from mfu_desktop.core.analysis.rank import RankAnalysis
-from mfu_desktop.core.predict.summary_groups import GROUP_COLUMNS
+from mfu_desktop.core.predict.summary_groups import GROUP_COLUMNS, ROOFLINE_SHAPE_COLUMNS
 
 #: By-(type, shape) rows kept per rank (by time).
 TOP_SHAPES = 200
@@ -65,8 +65,10 @@ def prediction_inputs(r: RankAnalysis) -> dict[str, Any]:
     measured, _ = measured_step(r.data.step_trace, r.data.comm)
     return {
         "groups": records(inputs.groups, GROUP_COLUMNS),
+        "shapes": records(inputs.shapes, ROOFLINE_SHAPE_COLUMNS),
         "excluded": records(inputs.excluded, ("class", "count", "time_us")),
         "flags": list(inputs.flags),
+        "fallback_flags": dict(inputs.fallback_flags),
         "steps": steps,
         "measured": dataclasses.asdict(measured) if measured is not None else None,
     }

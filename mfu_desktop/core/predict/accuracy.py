@@ -1,89 +1,49 @@
-"""How wrong the prediction is on public measurements (validation.md), on both bases.
+"""How wrong the prediction is on the validation corpus: every pair predicted by every model and basis.
 
-The shipped table ``accuracy_measurements.csv`` pairs two chips on the same benchmark or the
-same workload: the source chip's measured time (split into the part a peak limits and the
-part bandwidth limits), and the target chip's measured time. Each row is predicted with the
-engine's own ratios (:func:`~mfu_desktop.core.predict.kernels.group_ratios`) on the advertised
-and on the achievable basis; the error is ``(predicted − measured) / measured``.
+Each corpus pair (the same operator measured on two chips, :mod:`~mfu_desktop.core.predict.corpus`)
+is predicted from its source measurement with the engine's own rates
+(:mod:`~mfu_desktop.core.predict.rates`) and models, vectorised over all pairs:
 
-Honesty rule (validation.md, "keep the comparison honest"): a chip's achievable value measured
-by the row's own source is not evidence on that row — it is held out, and that quantity falls
-back to the advertised basis for the row (said in its ``basis`` column).
+* **seed** — cube kernels by the compute ratio, vector kernels by the bandwidth ratio (by the
+  vector peak ratio when their roofline bound on the source chip is compute), as ``mfu predict
+  --model seed`` does for kernels without pipe counters;
+* **roofline** — ``measured × T̂_target / T̂_source`` (:mod:`~mfu_desktop.core.predict.attainable`),
+  with the floors of :mod:`~mfu_desktop.core.predict.model_table`; a host-timed pair (NeuSight)
+  takes both chips' host floors instead of their kernel floors.
+
+The error is ``(predicted − measured) / measured`` on the target. Honesty rules: a chip's
+achievable value measured by the row's own source is held out on that row (it becomes
+advertised), and only pairs the split holds out (:mod:`~mfu_desktop.core.predict.accuracy_split`)
+are evidence.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.analysis.categories import CATEGORIES
+from mfu_desktop.core.analysis.grouping import group_ids
 from mfu_desktop.core.chips.catalog import ACHIEVABLE_COLUMNS, Chip, ChipCatalog
-from mfu_desktop.core.paths import shipped_file
-from mfu_desktop.core.predict.basis import ACHIEVABLE, BASES, Basis
-from mfu_desktop.core.predict.kernels import group_predictions, group_ratios
-from mfu_desktop.core.predict.rules import DEFAULT_RULES
+from mfu_desktop.core.predict.accuracy_split import held_out_pairs
+from mfu_desktop.core.predict.attainable import attainable_us, roofline_terms
+from mfu_desktop.core.predict.basis import ACHIEVABLE, ADVERTISED, FITTED, ROOFLINE, SEED, Basis
+from mfu_desktop.core.predict.corpus import corpus_pairs
+from mfu_desktop.core.predict.error_categories import ERROR_CATEGORIES, error_categories
+from mfu_desktop.core.predict.model_fit import HOST_TIMED
+from mfu_desktop.core.predict.model_table import ModelTable
+from mfu_desktop.core.predict.rates import advertised_peak, pair_bandwidths, pair_peaks
+from mfu_desktop.core.predict.rules import DEFAULT_RULES, Rule
 
-#: Columns of the measurement table.
-MEASUREMENT_COLUMNS = ("id", "source_ref", "category", "workload", "source_chip", "target_chip", "dtype",
-                       "source_compute_us", "source_memory_us", "target_us", "note")
-#: A representative operator type per category (the ratios depend on unit and precision, not on the name).
-_CATEGORY_TYPE = {"matmul": "MatMul", "attention": "FlashAttentionScore", "element-wise": "Add"}
-
-
-@dataclass(frozen=True)
-class Measurement:
-    """One public pair: the source chip's measured time and the target chip's, same work.
-
-    Attributes:
-        source_compute_us: Source time limited by a peak (scaled by the compute ratio).
-        source_memory_us: Source time limited by bandwidth (scaled by the memory ratio).
-        target_us: The target chip's measured time.
-    """
-
-    id: str
-    source_ref: str
-    category: str
-    workload: str
-    source_chip: str
-    target_chip: str
-    dtype: str
-    source_compute_us: float
-    source_memory_us: float
-    target_us: float
-    note: str = ""
-
-    @property
-    def repository(self) -> str:
-        """``owner/name`` of the source (without the commit)."""
-        return self.source_ref.split("@", 1)[0]
+#: The (model, basis) combinations the report measures.
+COMBINATIONS = ((SEED, ADVERTISED), (SEED, ACHIEVABLE), (SEED, FITTED), (ROOFLINE, ADVERTISED),
+                (ROOFLINE, ACHIEVABLE), (ROOFLINE, FITTED))
 
 
-def measurements_path() -> Path:
-    """The shipped measurement table."""
-    return shipped_file("resources/accuracy_measurements.csv")
-
-
-def read_measurements(path: Path | None = None) -> list[Measurement]:
-    """The measurement table; raises ``ValueError`` naming the line of a malformed row."""
-    path = path or measurements_path()
-    rows = []
-    text = path.read_text(encoding="utf-8")
-    for line, row in enumerate(csv.DictReader(io.StringIO(text)), start=2):
-        try:
-            if row["category"] not in CATEGORIES:
-                raise ValueError(f"category {row['category']!r}")
-            rows.append(Measurement(
-                row["id"], row["source_ref"], row["category"], row["workload"], row["source_chip"],
-                row["target_chip"], row["dtype"], float(row["source_compute_us"]), float(row["source_memory_us"]),
-                float(row["target_us"]), row.get("note") or ""))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"{path}: line {line}: {exc}") from None
-    return rows
+def combination(model: str, basis: str) -> str:
+    """``roofline/fitted``: the column prefix of a (model, basis) in :func:`accuracy_table`."""
+    return f"{model}/{basis}"
 
 
 def held_out(chip: Chip, source_ref: str) -> Chip:
@@ -97,72 +57,115 @@ def held_out(chip: Chip, source_ref: str) -> Chip:
     return replace(chip, values=values)
 
 
-def _groups(m: Measurement) -> pd.DataFrame:
-    """The row as one kernel group of the predictor."""
-    return pd.DataFrame({
-        "unit": ["cube" if m.category != "element-wise" else "vector"], "precision": [m.dtype],
-        "type": [_CATEGORY_TYPE[m.category]], "count": [1],
-        "duration_us": [m.source_compute_us + m.source_memory_us],
-        "compute_weighted_us": [m.source_compute_us], "memory_weighted_us": [m.source_memory_us],
-        "fallback_compute_us": [0.0], "fallback_memory_us": [0.0],
-    })
+def pair_class(source_vendor: str, target_vendor: str) -> str:
+    """``same vendor`` or ``cross vendor``: the class of a chip pair the report quotes bands for."""
+    return "same vendor" if source_vendor.lower() == target_vendor.lower() else "cross vendor"
 
 
-def predict_measurement(m: Measurement, catalog: ChipCatalog, basis: str) -> tuple[float, str]:
-    """Predicted target time of one row on ``basis`` and the basis its ratios were on."""
-    source, target = catalog.find(m.source_chip), catalog.find(m.target_chip)
-    if basis == ACHIEVABLE:
-        source, target = held_out(source, m.source_ref), held_out(target, m.source_ref)
-    groups = _groups(m)
-    ratios = group_ratios(groups, source, target, list(DEFAULT_RULES), basis=Basis(basis))
-    predicted, ok = group_predictions(groups, ratios)
-    return (float(predicted[0]) if ok[0] else float("nan")), ratios.basis[0]
+def _rates(pairs: pd.DataFrame, chips: dict[str, Chip], rules: list[Rule], basis: Basis) -> dict[str, np.ndarray]:
+    """Per pair: both chips' effective peaks and bandwidths on ``basis`` (one lookup per distinct key)."""
+    codes, uniques = _key_rows(pairs, ["source_chip", "target_chip", "unit", "dtype", "op_type", "source_ref"])
+    out = np.full((len(uniques), 4), np.nan)
+    for i, (src, tgt, unit, dtype, op_type, ref) in enumerate(uniques):
+        source, target = held_out(chips[src], ref), held_out(chips[tgt], ref)
+        peaks = pair_peaks(unit, dtype, op_type, source, target, rules, basis)
+        bw = pair_bandwidths(source, target, rules, basis)
+        out[i] = [peaks.source or np.nan, peaks.target or np.nan, bw.source or np.nan, bw.target or np.nan]
+    values = out[codes]
+    return {"source_peak": values[:, 0], "target_peak": values[:, 1], "source_bw": values[:, 2],
+            "target_bw": values[:, 3]}
 
 
-def accuracy_table(measurements: list[Measurement], catalog: ChipCatalog) -> pd.DataFrame:
-    """One row per measurement: measured, and per basis the predicted time, error and basis used."""
-    rows = []
-    for m in measurements:
-        row: dict[str, object] = {"id": m.id, "source_ref": m.source_ref, "category": m.category,
-                                  "workload": m.workload, "pair": f"{m.source_chip} → {m.target_chip}",
-                                  "pair_class": pair_class(catalog.find(m.source_chip), catalog.find(m.target_chip)),
-                                  "dtype": m.dtype, "source_us": m.source_compute_us + m.source_memory_us,
-                                  "measured_us": m.target_us}
-        for basis in BASES:
-            predicted, used = predict_measurement(m, catalog, basis)
-            row[f"{basis}_us"] = predicted
-            row[f"{basis}_error"] = (predicted - m.target_us) / m.target_us
-            row[f"{basis}_basis"] = used
-        rows.append(row)
-    return pd.DataFrame(rows)
+def _key_rows(frame: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, list[tuple]]:
+    """Per row, the index of its distinct key, and the distinct keys (as tuples, in order of first appearance)."""
+    columns = [frame[k].to_numpy(dtype=object) for k in keys]
+    ids, first = group_ids([pd.factorize(c)[0] for c in columns])
+    return ids, [tuple(c[i] for c in columns) for i in first]
 
 
-def category_mape(table: pd.DataFrame) -> pd.DataFrame:
-    """Mean absolute percentage error per category and overall, per basis (fractions), with row counts."""
+def _per_key(frame: pd.DataFrame, keys: list[str], value) -> np.ndarray:
+    """``value(*key)`` for every row, computed once per distinct key."""
+    ids, uniques = _key_rows(frame, keys)
+    table = np.array([value(*key) for key in uniques], dtype=np.float64)
+    return table[ids] if len(table) else np.full(len(frame), np.nan)
+
+
+def _floors(pairs: pd.DataFrame, table: ModelTable, fitted: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair: the source's and the target's floor (kernel floor by category; host floor for host-timed rows)."""
+    host = pairs["dataset"].isin(HOST_TIMED).to_numpy()
     out = []
-    for name, part in [*((c, table[table["category"] == c]) for c in CATEGORIES), ("overall", table)]:
-        if part.empty:
-            continue
-        out.append({"category": name, "rows": len(part),
-                    **{f"{b}_mape": float(np.nanmean(np.abs(part[f"{b}_error"]))) for b in BASES}})
-    return pd.DataFrame(out)
+    for column in ("source_chip", "target_chip"):
+        kernel = _per_key(pairs, [column, "category"], lambda chip, cat: table.floor_us(chip, cat, fitted)[0])
+        host_floor = _per_key(pairs, [column], lambda chip: table.host_floor_us(chip, fitted))
+        out.append(np.where(host, host_floor, kernel))
+    return out[0], out[1]
 
 
-def pair_class(source: Chip, target: Chip) -> str:
-    """The class of a chip pair the report measures errors for: ``Huawei → NVIDIA``."""
-    return f"{source.vendor} → {target.vendor}"
+def _class_ratio(pairs: pd.DataFrame, r: dict[str, np.ndarray], terms: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """The seed's ratio per pair: cube → compute ratio; vector → bandwidth ratio unless compute-bound on the source."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        compute = r["source_peak"] / r["target_peak"]
+        memory = r["source_bw"] / r["target_bw"]
+    t_c, t_m = terms
+    compute_bound = np.isfinite(t_c) & ((t_c > t_m) | np.isnan(t_m))  # the analysis's bound (roofline.py)
+    vector = pairs["unit"].to_numpy() == "vector"
+    return np.where(vector & ~compute_bound, memory, compute)
 
 
-def pair_errors(table: pd.DataFrame, source: Chip, target: Chip, basis: str) -> dict[str, float]:
-    """Mean signed error per category on the report's rows of this pair's class (empty: none measured)."""
-    part = table[table["pair_class"] == pair_class(source, target)]
-    return {c: float(part.loc[part["category"] == c, f"{basis}_error"].mean())
-            for c in CATEGORIES if (part["category"] == c).any()}
+def _source_terms(pairs: pd.DataFrame, chips: dict[str, Chip]) -> tuple[np.ndarray, np.ndarray]:
+    """``F / P`` and ``B / BW`` on the source chip's advertised values (the bound the analysis gives a kernel)."""
+    peak = _per_key(pairs, ["source_chip", "unit", "dtype"], lambda c, u, d: advertised_peak(chips[c], u, d) or np.nan)
+    bw = _per_key(pairs, ["source_chip"], lambda c: chips[c].value("hbm_bandwidth_gbs") or np.nan)
+    return roofline_terms(pairs["flops"].to_numpy(), pairs["bytes"].to_numpy(), peak, bw)
 
 
-def error_text(errors: dict[str, float], source: Chip, target: Chip) -> str:
-    """``Huawei → NVIDIA: matmul −2 %, element-wise +8 %`` (empty when nothing was measured)."""
-    if not errors:
-        return ""
-    items = ", ".join(f"{c} {f'{e * 100:+.0f}'.replace('-', '−')} %" for c, e in errors.items())
-    return f"{pair_class(source, target)}: {items}"
+def predict_pairs(pairs: pd.DataFrame, chips: dict[str, Chip], table: ModelTable, model: str, basis: str,
+                  rules: list[Rule] | None = None, terms: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Each pair's predicted target time (µs) by ``model`` on ``basis`` (NaN: a rate it needs is not published).
+
+    ``terms`` (``F / P`` and ``B / BW`` on the source's advertised values) are worked out when not given.
+    """
+    rules = list(DEFAULT_RULES if rules is None else rules)
+    r = _rates(pairs, chips, rules, Basis(basis, model=model, parameters=table))
+    ratio = _class_ratio(pairs, r, terms if terms is not None else _source_terms(pairs, chips))
+    if model == ROOFLINE:
+        flops, nbytes = pairs["flops"].to_numpy(), pairs["bytes"].to_numpy()
+        floor_s, floor_t = _floors(pairs, table, basis == FITTED)
+        t_s = attainable_us(flops, nbytes, r["source_peak"], r["source_bw"], floor_s, table.power)
+        t_t = attainable_us(flops, nbytes, r["target_peak"], r["target_bw"], floor_t, table.power)
+        has_work = (flops > 0) | (nbytes > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(has_work, t_t / t_s, ratio)
+    return pairs["source_us"].to_numpy() * ratio
+
+
+def accuracy_table(corpus: pd.DataFrame, catalog: ChipCatalog, table: ModelTable) -> pd.DataFrame:
+    """Every corpus pair with its split, report category, direction and, per combination, predicted time and error.
+
+    Columns beyond :data:`~mfu_desktop.core.predict.corpus.PAIR_COLUMNS`: ``held_out``,
+    ``error_category`` (GEMM split by its bound on the source chip), ``pair_class``, ``upward``
+    (the target has more HBM bandwidth: each unordered pair counted once in the headline), and
+    ``<model>/<basis>_us`` / ``_error`` per :data:`COMBINATIONS`.
+    """
+    pairs = corpus_pairs(corpus)
+    chips = {name: catalog.find(name) for name in pd.unique(pd.concat([pairs["source_chip"], pairs["target_chip"]]))}
+    out = pairs.copy()
+    out["held_out"] = held_out_pairs(pairs)
+    t_c, t_m = _source_terms(pairs, chips)
+    codes = error_categories(pairs["category"].to_numpy(), t_c, t_m)
+    out["error_category"] = pd.Categorical.from_codes(codes, categories=list(ERROR_CATEGORIES))
+    classes = _per_key(pairs, ["source_chip", "target_chip"],
+                       lambda s, t: float(pair_class(chips[s].vendor, chips[t].vendor) == "same vendor"))
+    out["pair_class"] = np.where(classes > 0, "same vendor", "cross vendor")
+    bandwidth = {name: chip.value("hbm_bandwidth_gbs") or 0.0 for name, chip in chips.items()}
+    src_bw, tgt_bw = pairs["source_chip"].map(bandwidth), pairs["target_chip"].map(bandwidth)
+    tie = (tgt_bw == src_bw) & (pairs["target_chip"] > pairs["source_chip"])
+    out["upward"] = ((tgt_bw > src_bw) | tie).to_numpy()
+    measured = pairs["target_us"].to_numpy()
+    for model, basis in COMBINATIONS:
+        name = combination(model, basis)
+        predicted = predict_pairs(pairs, chips, table, model, basis, terms=(t_c, t_m))
+        out[f"{name}_us"] = predicted
+        out[f"{name}_error"] = predicted / measured - 1.0
+    return out
+

@@ -12,6 +12,14 @@ achievable matmul FLOP/s (MAMF, per precision) and the measured HBM bandwidth (v
 A measured value is used only when *both* chips have one for that quantity; otherwise the
 advertised values are used and the row says so. Vector peaks have no achievable counterpart
 (MAMF measures matmuls): vector compute stays advertised.
+
+On the **fitted** basis a chip's values are its advertised ones times the efficiency fitted on
+the validation corpus's training rows (:mod:`~mfu_desktop.core.predict.model_table`).
+
+Two per-kernel models use these values (issue 23): the **seed**'s (prediction.md §2: the pipe
+split, or one ratio per class without pipe counters) and the **roofline** model, which predicts a
+kernel without pipe counters from its FLOPs and bytes on both chips plus latency floors
+(:mod:`~mfu_desktop.core.predict.attainable`).
 """
 
 from __future__ import annotations
@@ -19,16 +27,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mfu_desktop.core.chips.catalog import ACHIEVABLE_BW_COLUMN, MAMF_COLUMNS, Chip
+from mfu_desktop.core.predict.model_table import ModelTable, shipped_model_table
+from mfu_desktop.core.predict.options import DEFAULT_BASIS, DEFAULT_MODEL
 
 #: The bases the prediction offers.
-BASES = ("advertised", "achievable")
-ADVERTISED, ACHIEVABLE = BASES
+BASES = ("advertised", "achievable", "fitted")
+ADVERTISED, ACHIEVABLE, FITTED = BASES
+#: The per-kernel models: the roofline model (kernels without pipe counters by FLOPs and bytes) and the seed's.
+MODELS = ("roofline", "seed")
+ROOFLINE, SEED = MODELS
 
 
 def check_basis(name: str) -> str:
     """``name`` when it is a basis; raises ``ValueError`` naming the known ones otherwise."""
     if name not in BASES:
         raise ValueError(f"basis {name!r} is not one of {', '.join(BASES)}")
+    return name
+
+
+def check_model(name: str) -> str:
+    """``name`` when it is a model; raises ``ValueError`` naming the known ones otherwise."""
+    if name not in MODELS:
+        raise ValueError(f"model {name!r} is not one of {', '.join(MODELS)}")
     return name
 
 
@@ -80,14 +100,16 @@ def basis_label(compute: str | None, memory: str | None) -> str:
         memory: Basis of the memory ratio when the kernel uses it (else ``None``).
 
     Returns:
-        ``advertised`` or ``achievable`` when every ratio it uses is on that basis;
+        ``advertised``, ``achievable`` or ``fitted`` when every ratio it uses is on that basis;
         ``compute achievable`` / ``bandwidth achievable`` when only that one is.
     """
     used = [b for b in (compute, memory) if b]
     if not used or all(b == ADVERTISED for b in used):
         return ADVERTISED
-    if all(b == ACHIEVABLE for b in used):
-        return ACHIEVABLE
+    if all(b == used[0] for b in used):
+        return used[0]
+    if FITTED in used:
+        return FITTED
     return "compute achievable" if compute == ACHIEVABLE else "bandwidth achievable"
 
 
@@ -102,6 +124,8 @@ class SavedFactor:
         category: ``matmul``, ``attention`` or ``element-wise`` (:func:`~.categories.category_of`).
         factor: measured / predicted time on the profiles it was fitted on.
         fitted_on: What it was fitted on (the two profiles) and when.
+        model: The per-kernel model it was fitted with (a factor only applies to its own model;
+            factors saved before the roofline model are the seed model's).
     """
 
     source: str
@@ -110,21 +134,42 @@ class SavedFactor:
     category: str
     factor: float
     fitted_on: str = ""
+    model: str = SEED
 
 
 @dataclass(frozen=True)
 class Basis:
-    """How the ratios are made: the basis and the user's saved calibration factors.
+    """How a kernel is rescaled: the model, the basis of its rates and the user's saved calibration factors.
 
     Attributes:
-        name: ``advertised`` or ``achievable``.
+        name: ``advertised``, ``achievable`` or ``fitted``.
         factors: Saved calibrations; those of the (source, target, basis) being predicted apply.
+        model: ``roofline`` or ``seed`` (the original script's model).
+        parameters: The roofline model's table (``None``: the shipped one).
     """
 
     name: str = ADVERTISED
     factors: tuple[SavedFactor, ...] = ()
+    model: str = SEED
+    parameters: ModelTable | None = None
+
+    @property
+    def table(self) -> ModelTable:
+        """The roofline model's parameters in use."""
+        return self.parameters if self.parameters is not None else shipped_model_table()
+
+    @property
+    def label(self) -> str:
+        """``roofline model, fitted basis``: what a prediction says it used."""
+        return f"{self.model} model, {self.name} basis"
 
     def factors_for(self, source: Chip, target: Chip) -> dict[str, SavedFactor]:
         """The saved factors of one chip pair on this basis, by category."""
         return {f.category: f for f in self.factors
-                if f.source == source.identifier and f.target == target.identifier and f.basis == self.name}
+                if f.source == source.identifier and f.target == target.identifier and f.basis == self.name
+                and f.model == self.model}
+
+
+def default_basis(factors: tuple[SavedFactor, ...] = ()) -> Basis:
+    """The front ends' default: the model and basis most accurate on the report's held-out rows."""
+    return Basis(DEFAULT_BASIS, factors, DEFAULT_MODEL)

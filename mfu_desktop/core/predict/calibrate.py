@@ -16,8 +16,9 @@ import pandas as pd
 from mfu_desktop.core.analysis.categories import CATEGORIES, category_of
 from mfu_desktop.core.analysis.steps import captured_steps
 from mfu_desktop.core.chips.catalog import Chip
-from mfu_desktop.core.predict.basis import ADVERTISED, Basis, SavedFactor
-from mfu_desktop.core.predict.kernels import group_predictions, group_ratios, kernel_inputs
+from mfu_desktop.core.predict.basis import ADVERTISED, SEED, Basis, SavedFactor
+from mfu_desktop.core.predict.kernel_model import predicted_groups
+from mfu_desktop.core.predict.kernels import kernel_inputs
 from mfu_desktop.core.predict.predictor import RankInput, predict
 from mfu_desktop.core.predict.rules import DEFAULT_RULES, Rule
 
@@ -49,10 +50,12 @@ class Calibration:
     basis: str = ADVERTISED
     source_id: str = ""
     target_id: str = ""
+    model: str = SEED
 
     def factors(self, fitted_on: str) -> list[SavedFactor]:
         """The per-category factors to save (categories with a positive prediction and measurement)."""
-        return [SavedFactor(self.source_id, self.target_id, self.basis, r.category, float(r.factor), fitted_on)
+        return [SavedFactor(self.source_id, self.target_id, self.basis, r.category, float(r.factor), fitted_on,
+                            self.model)
                 for r in self.by_category.itertuples(index=False) if np.isfinite(r.factor) and r.factor > 0]
 
     def to_json(self) -> dict[str, object]:
@@ -66,7 +69,7 @@ class Calibration:
             "step_error": num(self.step_error),
             "by_type": [{"type": r.type, "predicted_us": float(r.predicted_us), "measured_us": float(r.measured_us),
                          "error": num(r.error)} for r in self.by_type.itertuples(index=False)],
-            "unmatched": self.unmatched, "notes": self.notes, "basis": self.basis,
+            "unmatched": self.unmatched, "notes": self.notes, "basis": self.basis, "model": self.model,
             "by_category": [{"category": r.category, "predicted_us": float(r.predicted_us),
                              "measured_us": float(r.measured_us), "error": num(r.error), "factor": num(r.factor)}
                             for r in self.by_category.itertuples(index=False)],
@@ -104,15 +107,15 @@ def _by_category(table: pd.DataFrame) -> pd.DataFrame:
 
 def calibrate(source_ranks: list[RankInput], measured_ranks: list[RankInput], source: Chip, target: Chip,
               rules: list[Rule] | None = None, default_cpu: float | None = None,
-              basis: str = ADVERTISED) -> Calibration:
+              basis: str = ADVERTISED, model_name: str = SEED) -> Calibration:
     """Predict ``source_ranks`` (run on ``source``) on ``target`` and compare with ``measured_ranks``.
 
     Times are per step and per rank (mean over each rank's steps, then over ranks), so profiles
-    with different step and rank counts compare. The prediction uses ``basis`` without any saved
-    calibration, so the factors it fits measure the model itself.
+    with different step and rank counts compare. The prediction uses ``basis`` and the model
+    ``model_name`` without any saved calibration, so the factors it fits measure the model itself.
     """
     notes: list[str] = []
-    model = Basis(basis)
+    model = Basis(basis, model=model_name)
     rules = list(DEFAULT_RULES if rules is None else rules)
     predicted_by_type: dict[str, float] = {}
     for r in source_ranks:
@@ -121,7 +124,7 @@ def calibrate(source_ranks: list[RankInput], measured_ranks: list[RankInput], so
             continue
         steps = captured_steps(r.trace, r.kernels).count
         g = inputs.groups
-        pred, ok = group_predictions(g, group_ratios(g, source, target, rules, basis=model))
+        pred, ok, _ = predicted_groups(inputs, source, target, rules, model)
         pred = np.where(ok, pred, np.nan)
         for op_type, value in zip(g["type"].astype(str), pred):
             predicted_by_type[op_type] = predicted_by_type.get(op_type, 0.0) + float(value) / steps
@@ -156,22 +159,23 @@ def calibrate(source_ranks: list[RankInput], measured_ranks: list[RankInput], so
         notes.extend(prediction.targets[0].notes)
     table = table.sort_values("measured_us", ascending=False).reset_index(drop=True)
     return Calibration(source.display_name, target.display_name, table, mape, weighted, compute_error, step_error,
-                       unmatched, notes, _by_category(valid), basis, source.identifier, target.identifier)
+                       unmatched, notes, _by_category(valid), basis, source.identifier, target.identifier, model_name)
 
 
 def calibrate_and_save(source_ranks: list[RankInput], measured_ranks: list[RankInput], source: Chip, target: Chip,
                        fitted_on: str, path: Path | None = None) -> tuple[list[Calibration], Path]:
-    """Fit the per-category factors of a chip pair on both bases and save them (the Compare tab's button).
+    """Fit the per-category factors of a chip pair on every basis and model and save them (the Compare tab's button).
 
     Returns:
-        The calibrations (advertised, achievable) and the file written.
+        The calibrations (each model on each basis) and the file written.
 
     Raises:
         ExportError: When the calibration file cannot be written.
     """
-    from mfu_desktop.core.predict.basis import BASES
+    from mfu_desktop.core.predict.basis import BASES, MODELS
     from mfu_desktop.core.predict.calibration_store import save_factors
 
-    fits = [calibrate(source_ranks, measured_ranks, source, target, basis=name) for name in BASES]
+    fits = [calibrate(source_ranks, measured_ranks, source, target, basis=name, model_name=model)
+            for model in MODELS for name in BASES]
     written = save_factors([f for cal in fits for f in cal.factors(fitted_on)], path)
     return fits, written

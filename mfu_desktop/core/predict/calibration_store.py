@@ -2,8 +2,9 @@
 
 ``mfu predict --calibrate … --save-calibration`` writes them beside the user catalog
 (``calibration.csv`` in the per-user data folder); every later prediction of that chip pair on
-that basis multiplies the category's predicted time by the factor and names it in the row's
-rules. A malformed row is reported and skipped, never fatal.
+that basis and model multiplies the category's predicted time by the factor and names it in the
+row's rules. A malformed row is reported and skipped, never fatal. A file without the ``model``
+column was written before the roofline model: its factors are the seed model's.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from pathlib import Path
 
 from mfu_desktop.core.analysis.categories import CATEGORIES
 from mfu_desktop.core.paths import user_calibration_path
-from mfu_desktop.core.predict.basis import BASES, SavedFactor
+from mfu_desktop.core.predict.basis import BASES, MODELS, SEED, SavedFactor
 from mfu_desktop.core.writing import atomic_write
 
 #: Columns of ``calibration.csv``.
-CALIBRATION_COLUMNS = ("source", "target", "basis", "category", "factor", "fitted_on")
+CALIBRATION_COLUMNS = ("source", "target", "basis", "category", "factor", "fitted_on", "model")
 
 
 def _parse_row(row: dict[str, str | None]) -> SavedFactor:
@@ -34,8 +35,11 @@ def _parse_row(row: dict[str, str | None]) -> SavedFactor:
     factor = float(cells["factor"])
     if not math.isfinite(factor) or factor <= 0:
         raise ValueError(f"factor {cells['factor']!r} is not a positive number")
+    model = cells["model"] or SEED
+    if model not in MODELS:
+        raise ValueError(f"model {model!r} is not one of {', '.join(MODELS)}")
     return SavedFactor(cells["source"], cells["target"], cells["basis"], cells["category"], factor,
-                       cells["fitted_on"])
+                       cells["fitted_on"], model)
 
 
 def read_factors(path: Path | None = None) -> tuple[tuple[SavedFactor, ...], list[str]]:
@@ -64,12 +68,12 @@ def save_factors(new: list[SavedFactor], path: Path | None = None) -> Path:
     """
     path = path or user_calibration_path()
     old, _ = read_factors(path)
-    keys = {(f.source, f.target, f.basis, f.category) for f in new}
-    kept = [f for f in old if (f.source, f.target, f.basis, f.category) not in keys]
+    keys = {(f.source, f.target, f.basis, f.category, f.model) for f in new}
+    kept = [f for f in old if (f.source, f.target, f.basis, f.category, f.model) not in keys]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CALIBRATION_COLUMNS)
     for f in [*kept, *new]:
-        writer.writerow([f.source, f.target, f.basis, f.category, f"{f.factor:.6g}", f.fitted_on])
+        writer.writerow([f.source, f.target, f.basis, f.category, f"{f.factor:.6g}", f.fitted_on, f.model])
     text = out.getvalue()
     return atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))

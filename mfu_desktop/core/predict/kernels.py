@@ -1,6 +1,6 @@
-"""The per-kernel model of the cross-chip prediction (prediction.md §2).
+"""The per-kernel model of the cross-chip prediction (prediction.md §2; issue 23).
 
-Per kernel (vectorised over the kernel frame)::
+Kernels **with** pipe counters keep the seed's split (vectorised over the kernel frame)::
 
     compute_ratio = source_peak / target_peak        # cube or vector peak, by class and precision
     memory_ratio  = source_hbm_bw / target_hbm_bw
@@ -8,9 +8,16 @@ Per kernel (vectorised over the kernel frame)::
     scale         = new_time / (compute + memory)
     predicted     = Duration · scale
 
-Kernels are grouped once per rank by (peak unit, precision, type): totals for a target cost
-O(groups), whatever the kernel count; the per-kernel table is only built for the detail file
-and the app's detail view.
+Kernels **without** pipe counters (GPU traces; Ascend without PipeUtilization) are predicted by
+the chosen model: the **roofline** model (:mod:`~mfu_desktop.core.predict.roofline_model`) scales
+each by ``T̂_target / T̂_source`` from its FLOPs and bytes when it has either; the **seed** model
+(and the roofline model for a kernel with neither) by one ratio per class — cube/mix → compute
+ratio, vector → bandwidth ratio (a vector kernel with bytes: its roofline bound decides).
+
+This module works out a rank's inputs once (they do not depend on the target): kernels grouped
+by (peak unit, precision, type), and the roofline kernels once more by (group, FLOPs, bytes), so
+totals for a target cost O(groups + distinct shapes) whatever the kernel count
+(:mod:`~mfu_desktop.core.predict.kernel_model` predicts a target from them).
 """
 
 from __future__ import annotations
@@ -20,22 +27,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.analysis.categories import category_of
 from mfu_desktop.core.analysis.classify import CLASSES as KERNEL_CLASSES
 from mfu_desktop.core.analysis.classify import COMPUTE_CLASSES, KernelClass, class_codes, excluded_label
-from mfu_desktop.core.analysis.grouping import categorical, codes_of, counts, group_ids, lookup, sums
-from mfu_desktop.core.chips.catalog import Chip
+from mfu_desktop.core.analysis.grouping import codes_of, counts, group_ids, lookup, sums
 from mfu_desktop.core.chips.dtypes import ComputeDtype, compute_dtype, first_input_dtype
 from mfu_desktop.core.chips.vendor_terms import VendorTerms, vendor_terms
-from mfu_desktop.core.predict.basis import (
-    ACHIEVABLE,
-    ADVERTISED,
-    Basis,
-    achievable_bandwidths,
-    achievable_peaks,
-    basis_label,
-)
-from mfu_desktop.core.predict.rules import Rule, bandwidth, efficiency
+from mfu_desktop.core.predict.error_categories import BASE_CATEGORIES, base_category
 from mfu_desktop.core.readers import columns as C
 
 #: Prediction classes (compute-class kernels); everything else is excluded and listed.
@@ -62,6 +59,11 @@ class KernelInputs:
     groups: pd.DataFrame
     excluded: pd.DataFrame
     flags: list[str]
+    #: Kernels without pipe times that have FLOPs or bytes, by (group, FLOPs, bytes): group, category,
+    #: flops, bytes, duration_us, count (what the roofline model scales).
+    shapes: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: How the kernels without pipe times are predicted, per model (the caveat each prediction states).
+    fallback_flags: dict[str, str] = field(default_factory=dict)
 
 
 def kernel_inputs(kernels: pd.DataFrame) -> KernelInputs:
@@ -84,9 +86,13 @@ def kernel_inputs(kernels: pd.DataFrame) -> KernelInputs:
     frame["fallback"] = pd.Categorical.from_codes(np.where(~fallback, 0, np.where(by_roofline, 1, 2)).astype(np.int8),
                                                   categories=list(FALLBACKS))
     frame["fallback_memory"] = fallback & by_memory
-    groups = _group_table(frame, ids, first, compute, memory, fallback, by_memory)
-    flags = _input_flags(precision, fallback, by_memory, by_roofline, _terms_of(kernels))
-    return KernelInputs(frame, groups, excluded, flags)
+    flops, nbytes = _work(kernels, rows)
+    has_work = fallback & ((flops > 0) | (nbytes > 0))
+    groups = _group_table(frame, ids, first, compute, memory, fallback, by_memory, has_work)
+    shapes = _shape_table(frame, ids, groups, flops, nbytes, has_work)
+    flags = _input_flags(precision, fallback, by_memory, ~has_work)
+    fallback_flags = _fallback_flags(fallback, by_roofline, has_work, _terms_of(kernels))
+    return KernelInputs(frame, groups, excluded, flags, shapes, fallback_flags)
 
 
 def _terms_of(kernels: pd.DataFrame) -> VendorTerms:
@@ -274,7 +280,8 @@ def _assign_groups(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _group_table(frame: pd.DataFrame, ids: np.ndarray, first: np.ndarray, compute: np.ndarray,
-                 memory: np.ndarray, fallback: np.ndarray, by_memory: np.ndarray) -> pd.DataFrame:
+                 memory: np.ndarray, fallback: np.ndarray, by_memory: np.ndarray,
+                 has_work: np.ndarray) -> pd.DataFrame:
     """One row per group: its key, count, and summed durations split by the pipe shares.
 
     Args:
@@ -285,9 +292,11 @@ def _group_table(frame: pd.DataFrame, ids: np.ndarray, first: np.ndarray, comput
         memory: Memory pipe time per kernel.
         fallback: Per kernel, whether it has no pipe times.
         by_memory: Per kernel without pipe times, whether it scales with the bandwidth ratio.
+        has_work: Per kernel without pipe times, whether it has FLOPs or bytes (the roofline model's).
 
     Returns:
-        The :attr:`KernelInputs.groups` table.
+        The :attr:`KernelInputs.groups` table; ``roofline_us`` (and ``roofline_memory_us``, the part
+        of it the seed model scales by bandwidth) is the time the roofline model takes over.
     """
     dur = frame["duration_us"].to_numpy()
     pipe = compute + memory
@@ -303,20 +312,21 @@ def _group_table(frame: pd.DataFrame, ids: np.ndarray, first: np.ndarray, comput
         "compute_weighted_us": sums(ids, g, dur * c_share), "memory_weighted_us": sums(ids, g, dur * m_share),
         "fallback_compute_us": sums(ids[fallback & ~by_memory], g, dur[fallback & ~by_memory]),
         "fallback_memory_us": sums(ids[fallback & by_memory], g, dur[fallback & by_memory]),
+        "roofline_us": sums(ids[has_work], g, dur[has_work]),
+        "roofline_memory_us": sums(ids[has_work & by_memory], g, dur[has_work & by_memory]),
+        "category": [base_category(str(t)) for t in frame["type"].array.take(first)],
     })
 
 
 def _input_flags(precision: np.ndarray, fallback: np.ndarray, by_memory: np.ndarray,
-                 by_roofline: np.ndarray, terms: VendorTerms) -> list[str]:
-    """The caveats of a rank's inputs: kernels without pipe times, without a floating-point dtype.
+                 without_work: np.ndarray) -> list[str]:
+    """The caveats of a rank's inputs: kernels without a floating-point dtype.
 
     Only kernels whose time scales with a peak need a precision: a kernel without pipe times
-    predicted by the bandwidth ratio does not.
+    predicted by the bandwidth ratio (and without FLOPs) does not.
     """
     flags: list[str] = []
-    if fallback.any():
-        flags.append(_fallback_flag(fallback, by_roofline, terms))
-    uses_peak = ~(fallback & by_memory)
+    uses_peak = ~(fallback & by_memory & without_work)
     unknown = (precision == _UNKNOWN_CODE) & uses_peak
     if unknown.any():
         flags.append(f"{int(unknown.sum()):,} compute kernels have no input dtype: the FP16 peaks are used")
@@ -327,21 +337,58 @@ def _input_flags(precision: np.ndarray, fallback: np.ndarray, by_memory: np.ndar
     return flags
 
 
-#: How a kernel without pipe times was split: not at all (it has pipe times), by its roofline bound, by its class.
-FALLBACKS = ("", "roofline bound", "class")
+#: How a kernel without pipe times was predicted: not at all (it has pipe times), by its roofline bound, by its
+#: class (the seed model), from its FLOPs and bytes (the roofline model).
+FALLBACKS = ("", "roofline bound", "class", "roofline model")
+
+
+def _work(kernels: pd.DataFrame, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """FLOPs and minimum bytes of the predicted kernels (NaN where unknown or the frame has none)."""
+    flops = kernels["flops"].to_numpy(dtype=np.float64)[rows] if "flops" in kernels.columns else \
+        np.full(len(rows), np.nan)
+    nbytes = kernels["bytes"].to_numpy(dtype=np.float64)[rows] if "bytes" in kernels.columns else \
+        np.full(len(rows), np.nan)
+    return flops, nbytes
+
+
+def _shape_table(frame: pd.DataFrame, ids: np.ndarray, groups: pd.DataFrame, flops: np.ndarray,
+                 nbytes: np.ndarray, has_work: np.ndarray) -> pd.DataFrame:
+    """The roofline kernels by (group, FLOPs, bytes); stores each kernel's row in ``frame["shape"]`` (−1: none).
+
+    Returns:
+        ``group``, ``category`` (index into :data:`BASE_CATEGORIES`), ``flops``, ``bytes``,
+        ``duration_us`` and ``count`` per distinct shape.
+    """
+    where = np.flatnonzero(has_work)
+    shape = np.full(len(frame), -1, dtype=np.int32)
+    if not len(where):
+        frame["shape"] = shape
+        return pd.DataFrame({"group": np.array([], dtype=np.int64), "category": np.array([], dtype=np.int8),
+                             "flops": [], "bytes": [], "duration_us": [], "count": []})
+    f_codes, _ = pd.factorize(flops[where], use_na_sentinel=True)
+    b_codes, _ = pd.factorize(nbytes[where], use_na_sentinel=True)
+    sid, first = group_ids([ids[where], f_codes, b_codes])
+    shape[where] = sid
+    frame["shape"] = shape
+    n = len(first)
+    group = ids[where][first]
+    category = np.array([BASE_CATEGORIES.index(c) for c in groups["category"]], dtype=np.int8)[group]
+    dur = frame["duration_us"].to_numpy()[where]
+    return pd.DataFrame({"group": group, "category": category, "flops": flops[where][first],
+                         "bytes": nbytes[where][first], "duration_us": sums(sid, n, dur), "count": counts(sid, n)})
 
 
 def _fallback_sides(kernels: pd.DataFrame, rows: np.ndarray, fallback: np.ndarray,
                     is_vec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Which kernels without pipe times scale with the bandwidth ratio, and which were decided by the roofline.
 
-    A vector kernel whose bytes (and FLOPs) are known has a roofline bound (mfu.md §6):
+    This is the seed model's rule (the roofline model replaces it for kernels with FLOPs or
+    bytes). A vector kernel whose bytes (and FLOPs) are known has a roofline bound (mfu.md §6):
     memory-bound → the bandwidth ratio, compute-bound → the vector peak ratio. Cube and mix
-    kernels keep their class (the cube peak ratio) whatever their bound: on the public H100 →
-    MI300X pair, scaling memory-bound GEMMs by bandwidth made the matmul error worse (MAPE
-    12.9 % vs 9.6 %, docs/accuracy.md) — small GEMMs run far below both roofs, at the matrix
-    engine's own efficiency. Without bytes, the class decides (vector → bandwidth), as the
-    seed's model did.
+    kernels keep their class (the cube peak ratio) whatever their bound, as issue 13 decided on
+    14 public rows; on the 21,708 pairs of docs/accuracy.md that costs the seed model its
+    memory-bound GEMMs (median |error| 50.8 % against the roofline model's 16.4 %). Without
+    bytes, the class decides (vector → bandwidth), as the seed's model did.
     """
     bound = kernels["bound"].cat.codes.to_numpy()[rows] if "bound" in kernels.columns else np.full(len(rows), -1)
     by_roofline = fallback & (bound >= 0) & is_vec
@@ -349,240 +396,25 @@ def _fallback_sides(kernels: pd.DataFrame, rows: np.ndarray, fallback: np.ndarra
     return by_memory, by_roofline
 
 
-def _fallback_flag(fallback: np.ndarray, by_roofline: np.ndarray, terms: VendorTerms) -> str:
-    """The caveat naming how kernels without pipe times were predicted (why, in the vendor's words)."""
-    n, roof = int(fallback.sum()), int(by_roofline.sum())
+def _fallback_flags(fallback: np.ndarray, by_roofline: np.ndarray, has_work: np.ndarray,
+                    terms: VendorTerms) -> dict[str, str]:
+    """Per model, the caveat naming how kernels without pipe times were predicted (why, in the vendor's words)."""
+    n, roof, work = int(fallback.sum()), int(by_roofline.sum()), int(has_work.sum())
+    if not n:
+        return {}
     text = f"{n:,} compute kernels have no pipe times ({terms.no_pipe_times}): "
-    parts = []
+    unit = "matrix" if terms.gpu else "cube/mix"
+    seed = []
     if roof:
-        parts.append(f"{roof:,} predicted by their roofline bound from bytes and FLOPs (memory-bound → bandwidth "
-                     "ratio, compute-bound → peak ratio)")
+        seed.append(f"{roof:,} predicted by their roofline bound from bytes and FLOPs (memory-bound → bandwidth "
+                    "ratio, compute-bound → peak ratio)")
     if n - roof:
-        unit = "matrix" if terms.gpu else "cube/mix"
-        parts.append(f"{n - roof:,} without bytes by their class ({unit} → compute ratio, vector → memory ratio)")
-    return text + "; ".join(parts)
-
-
-def _peak_column(unit: str, precision: str, chip: Chip) -> tuple[str, str | None]:
-    """Catalog column for a unit and precision, and a flag when it falls back (never silently)."""
-    if unit == "vector":
-        column = "vector_fp32_tflops" if precision in ("fp32", "hf32") else "vector_fp16_tflops"
-        flag = None if precision in ("fp16", "bf16", "fp32", "hf32") else f"{precision} on vector: FP16 used"
-        return column, flag
-    table = {"fp16": "cube_fp16_tflops", "bf16": "cube_bf16_tflops", "fp32": "cube_fp32_tflops",
-             "hf32": "cube_hf32_tflops", "int8": "cube_int8_tflops", "fp8": "cube_fp8_tflops"}
-    column = table.get(precision, "cube_fp16_tflops")
-    flag = None if precision in table else f"{precision}: FP16 peak used"
-    if precision == "bf16" and chip.value(column) is None and chip.value("cube_fp16_tflops") is not None:
-        return "cube_fp16_tflops", "BF16 column blank: the FP16 column used (seed-layout catalog)"
-    if precision in ("int8", "fp8") and chip.value(column) is None:
-        return "cube_fp16_tflops", f"{precision} peak not in the catalog: FP16 used"
-    return column, flag
-
-
-
-@dataclass
-class GroupRatios:
-    """Compute ratio per group, memory ratio, rules and reasons for one (source, target) pair.
-
-    Attributes:
-        compute_ratio: Per group: source peak / target peak (NaN: unknown).
-        memory_ratio: Source bandwidth / target bandwidth.
-        reasons: Per group: why a ratio is unknown ("" when known).
-        rules: Per group: the rules and calibration factors that touched it ("; "-joined).
-        flags: Caveats about columns that fell back.
-        factor: Per group: the saved calibration factor applied to its predicted time (1: none).
-        basis: Per group: the basis its ratios are on (:func:`~mfu_desktop.core.predict.basis.basis_label`).
-    """
-
-    compute_ratio: np.ndarray
-    memory_ratio: float
-    reasons: list[str]
-    rules: list[str]
-    flags: list[str]
-    factor: np.ndarray | None = None
-    basis: list[str] = field(default_factory=list)
-
-
-def _memory_ratio(source: Chip, target: Chip, rules: list[Rule],
-                  basis: Basis) -> tuple[float, str, list[str], str]:
-    """Memory ratio, the reason it is unknown, the bandwidth rules used, and its basis."""
-    if basis.name == ACHIEVABLE and (measured := achievable_bandwidths(source, target)) is not None:
-        return measured.source / measured.target, "", [], ACHIEVABLE
-    s_bw, s_bw_rules = bandwidth(source, target, rules, source.value("hbm_bandwidth_gbs"))
-    t_bw, t_bw_rules = bandwidth(target, source, rules, target.value("hbm_bandwidth_gbs"))
-    bw_rules = [f"{r} (source)" for r in s_bw_rules] + [f"{r} (target)" for r in t_bw_rules]
-    if s_bw and t_bw:
-        return s_bw / t_bw, "", bw_rules, ADVERTISED
-    who = source if not s_bw else target
-    return float("nan"), f"HBM bandwidth not published for {who.display_name}", bw_rules, ADVERTISED
-
-
-def _group_ratio(unit: str, precision: str, op_type: str, source: Chip, target: Chip, rules: list[Rule],
-                 basis: Basis) -> tuple[float, str, list[str], list[str], str]:
-    """One (unit, precision, type) key: compute ratio, reason, rule names, flags and compute basis."""
-    names: list[str] = []
-    s_fac = t_fac = 1.0
-    if unit == "cube":  # architecture efficiency rules act on the cube peak
-        s_fac, s_names = efficiency(source, op_type, rules)
-        t_fac, t_names = efficiency(target, op_type, rules)
-        names = [f"{n} (source)" for n in s_names] + [f"{n} (target)" for n in t_names]
-    measured = achievable_peaks(unit, precision, source, target) if basis.name == ACHIEVABLE else None
-    if measured is not None:
-        return (measured.source * s_fac) / (measured.target * t_fac), "", names, [], ACHIEVABLE
-    s_col, s_flag = _peak_column(unit, precision, source)
-    t_col, t_flag = _peak_column(unit, precision, target)
-    key_flags = [f for f in (s_flag, t_flag) if f]
-    s_val, t_val = source.value(s_col), target.value(t_col)
-    if s_val is None or t_val is None:
-        who = source if s_val is None else target
-        return float("nan"), f"{s_col if s_val is None else t_col} not published for {who.display_name}", names, \
-            key_flags, ADVERTISED
-    return (s_val * s_fac) / (t_val * t_fac), "", names, key_flags, ADVERTISED
-
-
-def group_ratios(groups: pd.DataFrame, source: Chip, target: Chip, rules: list[Rule],
-                 memo: dict | None = None, basis: Basis | None = None) -> GroupRatios:
-    """Per (unit, precision, type): compute_ratio = effective source peak / effective target peak.
-
-    Args:
-        groups: :attr:`KernelInputs.groups`.
-        source: The chip that ran the profile.
-        target: The chip predicted.
-        rules: Architecture rules.
-        memo: One dict per source, target, rules and basis: remembers each key's ratio across
-            ranks (the ranks of a cluster share their kernel types).
-        basis: Advertised (default) or achievable values, and the saved calibration factors.
-    """
-    basis = basis or Basis()
-    flags: set[str] = set()
-    memory_ratio, memory_reason, bw_rules, memory_basis = _memory_ratio(source, target, rules, basis)
-    saved = basis.factors_for(source, target)
-    ratios, reasons, labels, factors, bases = [], [], [], [], []
-    # a group whose time is all predicted by bandwidth needs no peak: its peak caveats do not apply
-    compute_us = groups["compute_weighted_us"].to_numpy() + groups["fallback_compute_us"].to_numpy()
-    memory_us = groups["memory_weighted_us"].to_numpy() + groups["fallback_memory_us"].to_numpy()
-    for unit, precision, op_type, c_us, m_us in zip(groups["unit"].tolist(), groups["precision"].tolist(),
-                                                     groups["type"].tolist(), compute_us.tolist(), memory_us.tolist()):
-        key = (unit, precision, op_type)
-        if memo is None or key not in memo:
-            ratio, reason, names, key_flags, compute_basis = _group_ratio(unit, precision, str(op_type), source,
-                                                                          target, rules, basis)
-            cal = saved.get(category_of(str(op_type)))
-            if cal is not None:
-                names = [*names, f"calibration {cal.category} ×{cal.factor:.3g} ({cal.fitted_on})"]
-            value = (ratio, reason or (memory_reason if np.isfinite(ratio) else reason),
-                     "; ".join(names + bw_rules), key_flags, cal.factor if cal else 1.0, compute_basis)
-            if memo is not None:
-                memo[key] = value
-        else:
-            value = memo[key]
-        ratio, reason, label, key_flags, factor, compute_basis = value
-        if c_us > 0:
-            flags.update(key_flags)
-        ratios.append(ratio)
-        reasons.append(reason)
-        labels.append(label)
-        factors.append(factor)
-        bases.append(basis_label(compute_basis if c_us > 0 else None, memory_basis if m_us > 0 else None))
-    return GroupRatios(np.array(ratios, dtype=np.float64), memory_ratio, reasons, labels, sorted(flags),
-                       np.array(factors, dtype=np.float64), bases)
-
-
-@dataclass
-class TargetKernels:
-    """Prediction of one rank's compute-class kernels on one target."""
-
-    device: str
-    predicted_us: float
-    baseline_us: float
-    unpredictable_us: float
-    fallback_us: float
-    rules: list[str]
-    flags: list[str]
-    unpredictable_by_reason: dict[str, float] = field(default_factory=dict)
-    frame: pd.DataFrame | None = None
-    #: Measured time of the predictable kernels by the basis of their ratios.
-    basis_us: dict[str, float] = field(default_factory=dict)
-
-
-def group_predictions(groups: pd.DataFrame, ratios: GroupRatios) -> tuple[np.ndarray, np.ndarray]:
-    """Predicted time per group and whether it is predictable.
-
-    A group is predictable when every ratio its kernels use is known; a ratio it does not use
-    may be unknown (a vector kernel predicted by bandwidth needs no vector peak).
-    """
-    compute_us = groups["compute_weighted_us"].to_numpy() + groups["fallback_compute_us"].to_numpy()
-    memory_us = groups["memory_weighted_us"].to_numpy() + groups["fallback_memory_us"].to_numpy()
-    cr, mr = ratios.compute_ratio, ratios.memory_ratio
-    needs_cr, needs_mr = compute_us > 0, memory_us > 0
-    with np.errstate(invalid="ignore"):
-        predicted = np.where(needs_cr, cr * compute_us, 0.0) + np.where(needs_mr, mr * memory_us, 0.0)
-    if ratios.factor is not None:
-        predicted = predicted * ratios.factor
-    ok = (~needs_cr | np.isfinite(cr)) & (~needs_mr | np.isfinite(mr))
-    return predicted, ok
-
-
-def target_totals(inputs: KernelInputs, source: Chip, target: Chip, rules: list[Rule],
-                  memo: dict | None = None, basis: Basis | None = None) -> TargetKernels:
-    """Totals for one target from the group sums: O(groups), whatever the kernel count."""
-    g = inputs.groups
-    if g.empty:
-        return TargetKernels(target.display_name, 0.0, 0.0, 0.0, 0.0, [], [])
-    r = group_ratios(g, source, target, rules, memo, basis)
-    predicted_g, ok = group_predictions(g, r)
-    dur = g["duration_us"].to_numpy()
-    by_reason: dict[str, float] = {}
-    for i in np.flatnonzero(~ok):
-        reason = r.reasons[i] or (f"HBM bandwidth not published for {target.display_name}")
-        by_reason[reason] = by_reason.get(reason, 0.0) + float(dur[i])
-    used = sorted({name for i in np.flatnonzero(ok & (dur > 0)) for name in r.rules[i].split("; ") if name})
-    by_basis: dict[str, float] = {}
-    for i in np.flatnonzero(ok):
-        by_basis[r.basis[i]] = by_basis.get(r.basis[i], 0.0) + float(dur[i])
-    return TargetKernels(
-        device=target.display_name,
-        predicted_us=float(np.where(ok, predicted_g, 0.0).sum()),
-        baseline_us=float(dur[ok].sum()),
-        unpredictable_us=float(dur[~ok].sum()),
-        fallback_us=float((g["fallback_compute_us"].to_numpy() + g["fallback_memory_us"].to_numpy())[ok].sum()),
-        rules=used,
-        flags=r.flags,
-        unpredictable_by_reason=by_reason,
-        basis_us=by_basis,
-    )
-
-
-def predict_kernels(inputs: KernelInputs, source: Chip, target: Chip, rules: list[Rule],
-                    basis: Basis | None = None) -> TargetKernels:
-    """Per-kernel prediction for one target (the detail table): ratios, scale, predicted duration, rules."""
-    totals = target_totals(inputs, source, target, rules, basis=basis)
-    f = inputs.frame
-    if f.empty:
-        return totals
-    r = group_ratios(inputs.groups, source, target, rules, basis=basis)
-    group = f["group"].to_numpy()
-    compute_ratio = r.compute_ratio[group]
-    memory_ratio = np.full(len(f), r.memory_ratio)
-    compute = f["compute_us"].to_numpy()
-    memory = f["memory_us"].to_numpy()
-    pipe = compute + memory
-    fallback = pipe <= 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scale = np.where(fallback, np.where(f["fallback_memory"].to_numpy(), memory_ratio, compute_ratio),
-                         (compute * compute_ratio + memory * memory_ratio) / pipe)
-    if r.factor is not None:
-        scale = scale * r.factor[group]
-    predictable = np.isfinite(scale)
-    totals.frame = pd.DataFrame({
-        "compute_ratio": compute_ratio, "memory_ratio": memory_ratio, "scale": scale,
-        "predicted_us": np.where(predictable, f["duration_us"].to_numpy() * scale, np.nan),
-        "fallback": f["fallback"].array,
-        "rules": categorical(r.rules, group),
-        "basis": categorical(r.basis, group),
-        "reason": categorical([x or "ratio unknown" for x in r.reasons], np.where(predictable, -1, group)),
-    }, copy=False)
-    return totals
-
-
+        seed.append(f"{n - roof:,} without bytes by their class ({unit} → compute ratio, vector → memory ratio)")
+    roofline = []
+    if work:
+        roofline.append(f"{work:,} predicted by the roofline model from their FLOPs and bytes (measured × T̂ target / "
+                        "T̂ source, with latency floors)")
+    if n - work:
+        roofline.append(f"{n - work:,} without FLOPs or bytes by their class ({unit} → compute ratio, vector → "
+                        "memory ratio)")
+    return {"seed": text + "; ".join(seed), "roofline": text + "; ".join(roofline)}

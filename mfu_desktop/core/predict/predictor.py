@@ -26,12 +26,9 @@ from mfu_desktop.core.analysis.measured_step import MeasuredStep, measured_step
 from mfu_desktop.core.analysis.steps import captured_steps
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
 from mfu_desktop.core.predict.basis import Basis
-from mfu_desktop.core.predict.kernels import (
-    KernelInputs,
-    kernel_inputs,
-    predict_kernels,
-    target_totals,
-)
+from mfu_desktop.core.predict.error_band import ErrorBand, error_band, profile_mix
+from mfu_desktop.core.predict.kernel_model import predict_kernels, target_totals
+from mfu_desktop.core.predict.kernels import KernelInputs, kernel_inputs
 from mfu_desktop.core.predict.memory_fit import Footprint, MemoryFit, fit_on, footprint
 from mfu_desktop.core.predict.rules import (
     DEFAULT_RULES,
@@ -128,6 +125,8 @@ class TargetResult:
     basis_us: dict[str, float] = field(default_factory=dict)
     #: The profile's memory footprint on this target (:mod:`~mfu_desktop.core.predict.memory_fit`).
     memory: MemoryFit | None = None
+    #: The error to expect for this profile's kernel mix (the accuracy report's held-out bands), if measured.
+    error_band: ErrorBand | None = None
 
     @property
     def basis_text(self) -> str:
@@ -321,6 +320,8 @@ class Prediction:
     #: The profile's memory footprint (largest rank) and its fit on the source chip.
     footprint: Footprint | None = None
     source_memory: MemoryFit | None = None
+    #: Compute-class time per report category (per step, mean per rank): the error bands' weights.
+    mix: np.ndarray | None = None
 
 
 def _excluded_per_step(inputs: dict[int, KernelInputs], steps: dict[int, int]) -> pd.DataFrame:
@@ -410,7 +411,8 @@ def predict(ranks: list[RankInput], source: Chip, targets: list[Chip], rules: li
     for r in ranks:
         measured[r.rank] = r.prepared.measured if r.prepared else measured_step(r.trace, r.comm)[0]
     for rank, inp in inputs.items():
-        warnings.extend(f"rank {rank}: {flag}" for flag in inp.flags)
+        flags = [*inp.flags, *([inp.fallback_flags[basis.model]] if basis.model in inp.fallback_flags else [])]
+        warnings.extend(f"rank {rank}: {flag}" for flag in flags)
     excluded = _excluded_per_step(inputs, steps)
     baseline = _mean([float(inp.groups["duration_us"].sum()) / steps[rank] if not inp.groups.empty else 0.0
                       for rank, inp in inputs.items()]) or 0.0
@@ -422,10 +424,12 @@ def predict(ranks: list[RankInput], source: Chip, targets: list[Chip], rules: li
                                details, basis) for target in targets]
     source_step = SourceStep({rank: m for rank, m in measured.items() if m is not None})
     fp = footprint([(r.rank, r.memory, r.memory_reason) for r in ranks])
+    mix = profile_mix(inputs, steps, source)
     for result in results:
         result.memory = fit_on(result.chip, fp)
+        result.error_band = error_band(mix, basis.model, basis.name, source, result.chip)
     return Prediction(source, [r.rank for r in ranks], baseline, results, excluded, warnings, rules, details, inputs,
-                      source_step, steps, default_cpu, basis, fp, fit_on(source, fp))
+                      source_step, steps, default_cpu, basis, fp, fit_on(source, fp), mix)
 
 
 def resolve_targets(catalog: ChipCatalog, names: list[str] | None) -> list[Chip]:

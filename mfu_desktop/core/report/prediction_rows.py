@@ -19,6 +19,7 @@ from mfu_desktop.core.analysis.memory import SAME_ALLOCATOR
 from mfu_desktop.core.analysis.memory_text import fit_text, mb
 from mfu_desktop.core.analysis.steps import PER_STEP_CONVENTION
 from mfu_desktop.core.numbers import calls, finite_number
+from mfu_desktop.core.predict.error_band import ErrorBand
 from mfu_desktop.core.predict.memory_fit import Footprint, MemoryFit
 from mfu_desktop.core.predict.options import OUTPUT_FORMATS
 from mfu_desktop.core.predict.predictor import Prediction, TargetResult
@@ -36,7 +37,16 @@ ROW_COLUMNS = (
     "slowest_rank", "slowest_step_us", "slowest_computing_us", "slowest_transfer_us", "slowest_wait_us",
     "slowest_free_us", "fallback_time_share", "step_not_predicted", "rules", "basis",
     "memory_fits", "memory_headroom_gb",
+    "error_band_p10", "error_band_median", "error_band_p90", "error_band_pairs",
 )
+
+
+def _band_cells(band: ErrorBand | None) -> dict[str, object]:
+    """The expected error's 10/50/90 % quantiles (signed fractions; ``None``: not measured) and its pairs."""
+    if band is None:
+        return {"error_band_p10": None, "error_band_median": None, "error_band_p90": None, "error_band_pairs": None}
+    return {"error_band_p10": band.p10, "error_band_median": band.median, "error_band_p90": band.p90,
+            "error_band_pairs": band.pairs}
 
 
 def _memory_cells(fit: MemoryFit | None) -> dict[str, object]:
@@ -70,6 +80,7 @@ def _source_row(p: Prediction) -> dict[str, object]:
         "fallback_time_share": 0.0, "step_not_predicted": "" if m.ranks else "no step trace", "rules": "",
         "basis": "measured",
         **_memory_cells(p.source_memory),
+        **_band_cells(None),
     }
 
 
@@ -103,6 +114,7 @@ def _target_row(t: TargetResult) -> dict[str, object]:
         "rules": "; ".join(t.rules),
         "basis": t.basis_text,
         **_memory_cells(t.memory),
+        **_band_cells(t.error_band),
     }
 
 
@@ -114,6 +126,9 @@ def prediction_rows(p: Prediction) -> pd.DataFrame:
         if column.endswith(("_us", "_tflops", "_gbs", "_share", "_performance")):
             frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(np.float64)
     frame["slowest_rank"] = pd.to_numeric(frame["slowest_rank"], errors="coerce").astype("Int64")
+    for column in ("error_band_p10", "error_band_median", "error_band_p90"):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(np.float64)
+    frame["error_band_pairs"] = pd.to_numeric(frame["error_band_pairs"], errors="coerce").astype("Int64")
     frame["memory_headroom_gb"] = pd.to_numeric(frame["memory_headroom_gb"], errors="coerce").astype(np.float64)
     frame["memory_fits"] = frame["memory_fits"].astype(object)  # True, False or None (unknown)
     return frame
@@ -122,7 +137,7 @@ def prediction_rows(p: Prediction) -> pd.DataFrame:
 def _row_json(row: dict[str, object]) -> dict[str, object]:
     out: dict[str, object] = {}
     for key, value in row.items():
-        if key.startswith("slowest_"):
+        if key.startswith(("slowest_", "error_band_")):  # nested objects of their own
             continue
         if isinstance(value, (bool, np.bool_)):
             out[key] = bool(value)
@@ -148,11 +163,13 @@ def prediction_json(p: Prediction) -> dict[str, object]:
         item["rules"] = t.rules
         item["notes"] = t.notes
         item["unpredictable_time_share"] = t.unpredictable_time_share
+        item["error_band"] = t.error_band.to_json() if t.error_band is not None else None
         targets.append(item)
     return {
         "schema": JSON_SCHEMA,
         "convention": PER_STEP_CONVENTION,
         "basis": p.basis.name,
+        "model": p.basis.model,
         "source": p.source.display_name,
         "ranks": p.ranks,
         "steps": {str(k): v for k, v in p.steps.items()},
@@ -270,6 +287,9 @@ def target_lines(p: Prediction, lang: str = "en") -> list[str]:
                 out.append(f"   slowest rank {row['slowest_rank']} (longest predicted compute)")
         if t.basis_text:
             out.append(f"   basis: {t.basis_text}")
+        if t.error_band is not None:
+            out.append(f"   expected error: {t.error_band.text} for this kernel mix ({t.error_band.pair_class}, "
+                       f"{p.basis.label}; held-out public pairs, docs/accuracy.md)")
         if t.rules:
             out.append(f"   rules: {', '.join(t.rules)}")
         if t.fallback_time_share:

@@ -28,11 +28,11 @@ from PySide6.QtWidgets import (
 
 from mfu_desktop.core.chips.catalog import ChipCatalog, UnknownChipError
 from mfu_desktop.core.cluster.folder import FolderAnalysis
-from mfu_desktop.core.predict.accuracy import accuracy_table, error_text, pair_errors, read_measurements
-from mfu_desktop.core.predict.basis import ACHIEVABLE, ADVERTISED, Basis
+from mfu_desktop.core.predict.basis import ACHIEVABLE, ADVERTISED, FITTED, ROOFLINE, SEED, Basis
 from mfu_desktop.core.predict.calibration_store import read_factors
 from mfu_desktop.core.predict.inputs import choose_source, rank_inputs
-from mfu_desktop.core.predict.kernels import predict_kernels
+from mfu_desktop.core.predict.kernel_model import predict_kernels
+from mfu_desktop.core.predict.options import DEFAULT_BASIS, DEFAULT_MODEL
 from mfu_desktop.core.predict.predictor import DEFAULT_TARGETS, Prediction, predict
 from mfu_desktop.core.predict.rules import DEFAULT_RULES
 from mfu_desktop.core.progress import check
@@ -54,6 +54,7 @@ from mfu_desktop.gui.models.dataframe_model import (
     prepare_table,
 )
 from mfu_desktop.gui.models.rules_model import RulesModel
+from mfu_desktop.gui.settings import prediction_choice
 from mfu_desktop.gui.staging import Stager
 from mfu_desktop.gui.table_view import TableView
 from mfu_desktop.gui.widgets import InfoBar
@@ -150,15 +151,17 @@ class PredictionTab(QWidget):
         self.cpu_note.setWordWrap(True)
         self.cpu_note.setStyleSheet("font-size: 8pt;")
         self.basis = QComboBox()
-        self.basis.addItem(self.tr("Advertised peaks"), ADVERTISED)
-        self.basis.addItem(self.tr("Achievable (measured)"), ACHIEVABLE)
+        for (model, basis), text in model_choices().items():
+            self.basis.addItem(text, f"{model}/{basis}")
         self.basis.setToolTip(self.tr(
-            "Advertised: ratios of catalog peaks and HBM bandwidths (the original script). Achievable: ratios of "
-            "measured matmul FLOP/s (MAMF) and HBM bandwidth where both chips have one, advertised otherwise; "
-            "each row says which (docs/accuracy.md)"))
+            "Roofline model: kernels without pipe counters are predicted from their FLOPs and bytes on both chips, "
+            "with latency floors; seed model: the original script's ratios. Advertised: catalog peaks and HBM "
+            "bandwidths; achievable: measured matmul FLOP/s (MAMF) and HBM bandwidth where both chips have one; "
+            "fitted: advertised × each chip's efficiency fitted on public measurements. The default is the most "
+            "accurate on the held-out public pairs (docs/accuracy.md)"))
         form.addRow(self.tr("Source chip"), self.source)
         form.addRow("", self.source_note)
-        form.addRow(self.tr("Basis"), self.basis)
+        form.addRow(self.tr("Model"), self.basis)
         form.addRow(self.tr("Assumed cpu coefficient"), self.assume_cpu)
         form.addRow("", self.cpu_note)
         return box
@@ -236,10 +239,16 @@ class PredictionTab(QWidget):
         self.basis.currentIndexChanged.connect(self._basis_switched)
 
     def set_basis(self, name: str) -> None:
-        """Select a basis (``advertised`` or ``achievable``) without announcing it."""
+        """Select a model and basis (``roofline/fitted``, or an earlier version's plain basis), not announcing it."""
+        model, basis = prediction_choice(name)
         self.basis.blockSignals(True)
-        self.basis.setCurrentIndex(max(self.basis.findData(name), 0))
+        self.basis.setCurrentIndex(max(self.basis.findData(f"{model}/{basis}"), 0))
         self.basis.blockSignals(False)
+
+    def chosen_basis(self, factors: tuple = ()) -> Basis:
+        """The model and basis chosen in the switch, with the saved calibration factors."""
+        model, basis = str(self.basis.currentData()).split("/", 1)
+        return Basis(basis, factors, model)
 
     def _basis_switched(self, *_args) -> None:
         self.basis_changed.emit(self.basis.currentData())
@@ -330,16 +339,16 @@ class PredictionTab(QWidget):
         rules = list(self.rules_model.rules)
         cpu = self.assume_cpu.value() or None
         specs = summary_columns()
-        basis_name = self.basis.currentData()
-        catalog = self.catalog
+        chosen = self.chosen_basis()
 
         def job(progress):
             # everything but the widgets: the prediction and its tables, on the pool
             factors, problems = read_factors()
-            prediction = predict(rank_inputs(analysis), source, targets, rules, cpu, basis=Basis(basis_name, factors))
+            prediction = predict(rank_inputs(analysis), source, targets, rules, cpu,
+                                 basis=Basis(chosen.name, factors, chosen.model))
             prediction.warnings.extend(problems)
             check(progress)
-            rows = display_rows(prediction, public_errors(catalog))
+            rows = display_rows(prediction)
             return prediction, rows, prepare_table(rows, specs), step_breakdown_frame(prediction)
 
         self.runner.start(CHANNEL, job, self._predicted, self._failed, label=self.tr("Predicting"))
@@ -374,7 +383,7 @@ class PredictionTab(QWidget):
                  self.tr("Every time is per step (mean over the captured steps) and per rank (mean over ranks)."),
                  cpu_note(prediction)]
         basis = self.basis.currentText()
-        notes.append(self.tr("Basis: {0} — see docs/accuracy.md for the error this model has shown on public "
+        notes.append(self.tr("Model: {0} — see docs/accuracy.md for the error this model has shown on public "
                              "measurements").format(basis))
         for t in prediction.targets:
             if t.basis_text:
@@ -469,27 +478,39 @@ class PredictionTab(QWidget):
         )
 
 
-def public_errors(catalog: ChipCatalog) -> pd.DataFrame | None:
-    """The accuracy report's rows (docs/accuracy.md) for this catalog; ``None`` when the table cannot be read."""
-    try:
-        return accuracy_table(read_measurements(), catalog)
-    except (OSError, ValueError, LookupError):
-        return None
+def model_choices() -> dict[tuple[str, str], str]:
+    """The model switch's items: (model, basis) → its label, the default first."""
+    labels = {ROOFLINE: translate("Columns", "Roofline model"), SEED: translate("Columns", "Seed model")}
+    bases = {FITTED: translate("Columns", "fitted"), ACHIEVABLE: translate("Columns", "achievable"),
+             ADVERTISED: translate("Columns", "advertised")}
+    choices = {(m, b): f"{labels[m]} · {bases[b]}" for m in (ROOFLINE, SEED) for b in (FITTED, ACHIEVABLE, ADVERTISED)}
+    default = (DEFAULT_MODEL, DEFAULT_BASIS)
+    choices[default] = translate("Columns", "{0} (default)").format(choices[default])
+    choices[(SEED, ADVERTISED)] = translate("Columns", "{0} (original script)").format(choices[(SEED, ADVERTISED)])
+    return {default: choices[default], **{k: v for k, v in choices.items() if k != default}}
 
 
-def display_rows(prediction: Prediction, errors: pd.DataFrame | None = None) -> pd.DataFrame:
+def band_text(row: pd.Series) -> str:
+    """The expected error of one results row in the UI's words: "−12 % … +9 % (median −2 %)"; empty when none."""
+    low, mid, high = row.get("error_band_p10"), row.get("error_band_median"), row.get("error_band_p90")
+    if low is None or pd.isna(low):
+        return ""
+
+    def pct(v: float) -> str:
+        return f"{v * 100:+.0f} %".replace("-", "−")
+
+    return translate("Columns", "{0} … {1} (median {2})").format(pct(low), pct(high), pct(mid))
+
+
+def display_rows(prediction: Prediction) -> pd.DataFrame:
     """The engine's rows (core.predict_rows) plus the text columns the table shows.
 
     ``compute_x`` ("1.90× (99.8 %)"), ``basis_shown`` (the basis in the UI's language) and
-    ``public_error``: the error the accuracy report measured for this chip pair's class on the
-    prediction's basis ("Huawei → NVIDIA: matmul −2 %, element-wise +8 %").
+    ``expected_error``: the error to expect for this profile's kernel mix on each target — the
+    accuracy report's held-out band for this model, basis and class of chip pair (docs/accuracy.md).
     """
     rows = prediction_rows(prediction)
-    texts = [""]
-    for t in prediction.targets:
-        measured = pair_errors(errors, prediction.source, t.chip, prediction.basis.name) if errors is not None else {}
-        texts.append(error_text(measured, prediction.source, t.chip))
-    rows["public_error"] = texts
+    rows["expected_error"] = [band_text(r) for _, r in rows.iterrows()]
     rows["basis_shown"] = [basis_text(b) for b in rows["basis"]]  # the engine's words, translated
     rows["compute_x"] = [relative_text(v, bool(p), s) for v, p, s in
                          zip(rows["relative_performance"], rows["partial"], rows["predicted_share"])]
@@ -550,9 +571,11 @@ def summary_columns() -> list[ColumnSpec]:
         ColumnSpec("basis_shown", translate("Columns", "Basis"), None,
                    translate("Columns", "advertised peaks or measured achievable values, with the share of time "
                                         "predicted on each")),
-        ColumnSpec("public_error", translate("Columns", "Error on public data"), None,
-                   translate("Columns", "mean error the accuracy report measured for this class of chip pair on "
-                                        "this basis (docs/accuracy.md); empty: not measured")),
+        ColumnSpec("expected_error", translate("Columns", "Expected error"), None,
+                   translate("Columns", "10 %–90 % band and median of the per-kernel error the accuracy report "
+                                        "measured on held-out public pairs of this class (same or cross vendor), "
+                                        "for this model and basis, weighted by this profile's kernel mix "
+                                        "(docs/accuracy.md); empty: nothing measured applies")),
         ColumnSpec(
             "step_relative_performance",
             translate("Columns", "Step ×"),

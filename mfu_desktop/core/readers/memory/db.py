@@ -92,61 +92,20 @@ def read_db_memory(path: Path, profile_memory: bool | None) -> MemoryData:
 
 
 def _read_db(conn: sqlite3.Connection, path: Path, profile_memory: bool | None) -> MemoryData:
+    """Every memory table of ``conn`` in turn, then the source line and the notes."""
     present = [t for t in TABLES if _columns(conn, t)]
     if "MEMORY_RECORD" not in present and "OP_MEMORY" not in present and "NPU_OP_MEM" not in present:
         return missing(no_memory_reason(profile_memory, f"{path.name} has no MEMORY_RECORD or OP_MEMORY table"))
     md = MemoryData()
     strings = _lookup(conn, "STRING_IDS", "id", "value")
-    rec = _read(conn, "MEMORY_RECORD", md.problems)
-    if rec is not None and not rec.empty:
-        rec = _main_device(rec, md.problems, "MEMORY_RECORD")
-        component = _text(rec, "component", strings).str.strip()
-        ts = _number(rec, "timestamp", _US)
-        frame = pd.DataFrame({"component": component.to_numpy(), "ts_us": ts,
-                              "allocated_mb": _number(rec, "totalAllocated", _MB),
-                              "reserved_mb": _number(rec, "totalReserved", _MB),
-                              "active_mb": _number(rec, "totalActive", _MB)})
-        frame = frame[np.isfinite(frame["ts_us"])]
-        is_process = frame["component"].isin(PROCESS_COMPONENTS)
-        if is_process.any():
-            md.process = frame.loc[is_process, ["ts_us", "reserved_mb"]].reset_index(drop=True)
-        frame = frame[~is_process].reset_index(drop=True)
-        frame["component"] = pd.Categorical(frame["component"])
-        md.records = frame
-    ops = _read(conn, "OP_MEMORY", md.problems)
-    if ops is not None and not ops.empty:
-        ops = _main_device(ops, md.problems, "OP_MEMORY")
-        frame = pd.DataFrame({
-            "name": pd.Categorical(_text(ops, "name", strings).str.strip()),
-            "size_mb": _number(ops, "size", _MB), "alloc_us": _number(ops, "allocationTime", _US),
-            "release_us": _number(ops, "releaseTime", _US),
-            "total_allocated_mb": _number(ops, "allocationTotalAllocated", _MB),
-            "total_reserved_mb": _number(ops, "allocationTotalReserved", _MB),
-            "release_total_allocated_mb": _number(ops, "releaseTotalAllocated", _MB),
-            "release_total_reserved_mb": _number(ops, "releaseTotalReserved", _MB)})
-        md.allocations = frame[np.isfinite(frame["alloc_us"])].reset_index(drop=True)
+    _records(conn, strings, md)
+    ops = _op_memory(conn, strings, md)
     ge = None
     if (ops is None or ops.empty) and "NPU_OP_MEM" in present:
         _ge_events(conn, strings, md)
         ge = md.allocations
-    modules = _read(conn, "NPU_MODULE_MEM", md.problems)
-    if modules is not None and not modules.empty:
-        modules = _main_device(modules, md.problems, "NPU_MODULE_MEM")
-        names = _text(modules, "moduleId", strings, _lookup(conn, "ENUM_MODULE", "id", "name"))
-        reserved = _number(modules, "totalReserved", _MB)
-        md.modules = pd.DataFrame({"component": pd.Categorical(names.to_numpy()),
-                                   "ts_us": _number(modules, "timestampNs", _US),
-                                   "reserved_mb": np.where(reserved >= 0, reserved, np.nan)})
-    npu = _read(conn, "NPU_MEM", md.problems)
-    app_from_npu = False
-    if npu is not None and not npu.empty and md.process is None:
-        npu = _main_device(npu, md.problems, "NPU_MEM")
-        kind = _text(npu, "type", strings).str.strip().str.lower()
-        app = npu[kind.eq("app").to_numpy()]
-        if not app.empty:
-            hbm = np.nan_to_num(_number(app, "hbm", _MB)) + np.nan_to_num(_number(app, "ddr", _MB))
-            md.process = pd.DataFrame({"ts_us": _number(app, "timestampNs", _US), "reserved_mb": hbm})
-            app_from_npu = True
+    _module_memory(conn, strings, md)
+    app_from_npu = _npu_app_memory(conn, strings, md)
     md.steps = _steps(conn)
     used = [t for t, frame in (("MEMORY_RECORD", md.records), ("OP_MEMORY", ops), ("NPU_OP_MEM", ge),
                                ("NPU_MODULE_MEM", md.modules), ("NPU_MEM", md.process if app_from_npu else None))
@@ -159,6 +118,72 @@ def _read_db(conn: sqlite3.Connection, path: Path, profile_memory: bool | None) 
     if md.modules is None:
         md.notes.append(f"{path.name} has no NPU_MODULE_MEM rows: no per-component reserved memory")
     return md
+
+
+def _records(conn: sqlite3.Connection, strings: pd.Series, md: MemoryData) -> None:
+    """``MEMORY_RECORD``: the allocators' curves in ``md.records``, the process's (APP) in ``md.process``."""
+    rec = _read(conn, "MEMORY_RECORD", md.problems)
+    if rec is None or rec.empty:
+        return
+    rec = _main_device(rec, md.problems, "MEMORY_RECORD")
+    component = _text(rec, "component", strings).str.strip()
+    frame = pd.DataFrame({"component": component.to_numpy(), "ts_us": _number(rec, "timestamp", _US),
+                          "allocated_mb": _number(rec, "totalAllocated", _MB),
+                          "reserved_mb": _number(rec, "totalReserved", _MB),
+                          "active_mb": _number(rec, "totalActive", _MB)})
+    frame = frame[np.isfinite(frame["ts_us"])]
+    is_process = frame["component"].isin(PROCESS_COMPONENTS)
+    if is_process.any():
+        md.process = frame.loc[is_process, ["ts_us", "reserved_mb"]].reset_index(drop=True)
+    frame = frame[~is_process].reset_index(drop=True)
+    frame["component"] = pd.Categorical(frame["component"])
+    md.records = frame
+
+
+def _op_memory(conn: sqlite3.Connection, strings: pd.Series, md: MemoryData) -> pd.DataFrame | None:
+    """``OP_MEMORY`` (the framework's allocations by operator) in ``md.allocations``; the raw rows."""
+    ops = _read(conn, "OP_MEMORY", md.problems)
+    if ops is None or ops.empty:
+        return ops
+    ops = _main_device(ops, md.problems, "OP_MEMORY")
+    frame = pd.DataFrame({
+        "name": pd.Categorical(_text(ops, "name", strings).str.strip()),
+        "size_mb": _number(ops, "size", _MB), "alloc_us": _number(ops, "allocationTime", _US),
+        "release_us": _number(ops, "releaseTime", _US),
+        "total_allocated_mb": _number(ops, "allocationTotalAllocated", _MB),
+        "total_reserved_mb": _number(ops, "allocationTotalReserved", _MB),
+        "release_total_allocated_mb": _number(ops, "releaseTotalAllocated", _MB),
+        "release_total_reserved_mb": _number(ops, "releaseTotalReserved", _MB)})
+    md.allocations = frame[np.isfinite(frame["alloc_us"])].reset_index(drop=True)
+    return ops
+
+
+def _module_memory(conn: sqlite3.Connection, strings: pd.Series, md: MemoryData) -> None:
+    """``NPU_MODULE_MEM``: reserved memory per component (HCCL, RUNTIME, …) in ``md.modules``."""
+    modules = _read(conn, "NPU_MODULE_MEM", md.problems)
+    if modules is None or modules.empty:
+        return
+    modules = _main_device(modules, md.problems, "NPU_MODULE_MEM")
+    names = _text(modules, "moduleId", strings, _lookup(conn, "ENUM_MODULE", "id", "name"))
+    reserved = _number(modules, "totalReserved", _MB)
+    md.modules = pd.DataFrame({"component": pd.Categorical(names.to_numpy()),
+                               "ts_us": _number(modules, "timestampNs", _US),
+                               "reserved_mb": np.where(reserved >= 0, reserved, np.nan)})
+
+
+def _npu_app_memory(conn: sqlite3.Connection, strings: pd.Series, md: MemoryData) -> bool:
+    """``NPU_MEM``'s APP rows (HBM + DDR) as the process curve when MEMORY_RECORD had none; whether used."""
+    npu = _read(conn, "NPU_MEM", md.problems)
+    if npu is None or npu.empty or md.process is not None:
+        return False
+    npu = _main_device(npu, md.problems, "NPU_MEM")
+    kind = _text(npu, "type", strings).str.strip().str.lower()
+    app = npu[kind.eq("app").to_numpy()]
+    if app.empty:
+        return False
+    hbm = np.nan_to_num(_number(app, "hbm", _MB)) + np.nan_to_num(_number(app, "ddr", _MB))
+    md.process = pd.DataFrame({"ts_us": _number(app, "timestampNs", _US), "reserved_mb": hbm})
+    return True
 
 
 def _ge_events(conn: sqlite3.Connection, strings: pd.Series, md: MemoryData) -> None:
