@@ -2,4 +2,5 @@
 
 from mfu_desktop.cli.main import run
 
-run()
+if __name__ == "__main__":  # not when a spawned worker process imports this module
+    run()

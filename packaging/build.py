@@ -11,7 +11,8 @@ inside the bundle: no "not found", every xcb utility library bundled), then laun
 frozen programs the way a user would, offscreen:
 ``mfu-desktop --demo --tab TAB --screenshot FILE`` for every tab (fails on a non-zero exit,
 any traceback, a missing Qt plugin or resource, or a missing PNG), and ``mfu chips --json``
-(must list the shipped chips). It prints the bundle size and the start-up time of the
+(must list the shipped chips), and ``mfu analyze`` of two generated PyTorch profiler traces
+(msgspec bundled, a spawned decoding worker). It prints the bundle size and the start-up time of the
 frozen window (launch → first frame rendered → exit, no profile loaded).
 """
 
@@ -24,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,6 +90,30 @@ def check_xcb_plugin(dist: Path = DIST) -> list[str]:
     return problems
 
 
+def check_traces(cli: Path, env: dict[str, str], tmp: Path, check: Callable[[str, int, str, str], bool]) -> int:
+    """Two generated PyTorch profiler traces (one gzip) through the frozen ``mfu analyze``.
+
+    They prove msgspec is in the bundle and that a trace decodes in a spawned worker process.
+    Returns the number of failures.
+    """
+    sys.path.insert(0, str(ROOT))
+    from mfu_desktop.demo import write_kineto_trace
+
+    folder = tmp / "traces"
+    folder.mkdir()
+    for rank in (0, 1):
+        write_kineto_trace(folder / f"rank{rank}.pt.trace.json{'.gz' if rank else ''}", steps=2, layers=200,
+                           rank=rank, gzip_output=bool(rank))
+    code, out, err, seconds = run([str(cli), "analyze", str(folder), "--json", "--no-cache"], env)
+    if not check(f"mfu analyze <2 PyTorch traces> --json ({seconds:.1f} s)", code, out, err):
+        return 0  # counted by check
+    ranks = json.loads(out).get("ranks", [])
+    if len(ranks) != 2:
+        print(f"FAIL the 2 traces gave {len(ranks)} rank(s)")
+        return 1
+    return 0
+
+
 def smoke_test(dist: Path = DIST) -> int:
     """Exercise the frozen bundle; returns the number of failures."""
     gui = dist / f"mfu-desktop{EXE_SUFFIX}"
@@ -145,6 +171,7 @@ def smoke_test(dist: Path = DIST) -> int:
                 "MFU Desktop — 8 rank(s)" not in out):
             print("FAIL mfu analyze --demo did not analyse the 8-rank demo")
             failures += 1
+        failures += check_traces(cli, env, Path(tmp), check)
         code, out, err, seconds = run([str(cli)], env)
         if check("mfu alone prints the commands", code, out, err) and "analyze" not in out:
             print("FAIL mfu alone did not list its commands")

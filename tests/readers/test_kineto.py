@@ -16,7 +16,8 @@ from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.pipeline.analyze import analyze_paths
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.discovery import discover
-from mfu_desktop.core.readers.kineto.events import TraceFormatError, read_trace
+from mfu_desktop.core.readers.kineto.byte_stream import TraceFormatError
+from mfu_desktop.core.readers.kineto.read import read_trace
 from mfu_desktop.core.readers.kineto.steps import union_length
 from mfu_desktop.demo import write_kineto_trace
 from tests.conftest import SAMPLES, requires_samples
@@ -158,14 +159,11 @@ def test_tf32_kernels_use_the_tf32_peak(tmp_path):
     assert k["dtype"].iloc[0] == "fp32" and k["peak_tflops"].iloc[0] == pytest.approx(66.9)
 
 
-def test_streaming_reader_handles_chunk_boundaries_and_bad_files(tmp_path, monkeypatch):
-    from mfu_desktop.core.readers.kineto import events as kineto_events
-
+def test_streaming_reader_handles_chunk_boundaries_and_bad_files(tmp_path):
     path = tmp_path / "t.pt.trace.json"
     write_kineto_trace(path, steps=2, layers=2)
     whole = read_trace(path)
-    monkeypatch.setattr(kineto_events, "CHUNK_CHARS", 37)  # every event straddles a chunk boundary
-    small = read_trace(path)
+    small = read_trace(path, chunk_bytes=37)  # every event straddles a chunk boundary
     assert small.k_ts == whole.k_ts and small.op_name == whole.op_name and small.header == whole.header
     text = path.read_text()
     for cut in (0, 20, len(text) // 2, len(text) - 3):

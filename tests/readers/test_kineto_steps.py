@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from mfu_desktop.core.analysis.options import AnalysisOptions
 from mfu_desktop.core.pipeline.analyze import analyze_paths
-from mfu_desktop.core.readers.kineto.events import read_trace
 from mfu_desktop.core.readers.kineto.frame import kernel_frame
+from mfu_desktop.core.readers.kineto.read import read_trace
 from mfu_desktop.core.readers.kineto.steps import KernelTimes, step_windows, union_length
 from mfu_desktop.demo import GPU_RANGES, TraceVariant, write_kineto_trace
 

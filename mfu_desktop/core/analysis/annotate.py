@@ -134,6 +134,7 @@ class KernelFlops:
         executed: Hardware-executed FLOPs per row when some estimate differs (FA backward), else ``None``.
         recorded: Rows whose FLOPs are the producer's recording.
         source: :data:`FLOPS_SOURCES` index per row.
+        unshared: Rows whose op has FLOPs but no share for them (another kernel of the op was excluded).
     """
 
     group: np.ndarray
@@ -142,6 +143,7 @@ class KernelFlops:
     executed: np.ndarray | None
     recorded: np.ndarray
     source: np.ndarray = field(repr=False)
+    unshared: np.ndarray | None = field(default=None, repr=False)
 
 
 def _group_values(estimates: list[FlopEstimate | None], attribute: str, idx: np.ndarray) -> np.ndarray:
@@ -170,7 +172,9 @@ def kernel_flops(frame: pd.DataFrame, options: FlopOptions) -> KernelFlops:
     idx = np.where(group < 0, len(estimates), group)
     # A kernel carries its share of its op's FLOPs (GPU ops launch several kernels; 1 on Ascend).
     share = frame[C.FLOPS_SHARE].to_numpy(dtype=np.float64) if C.FLOPS_SHARE in frame.columns else 1.0
-    flops = _group_values(estimates, "flops", idx) * share
+    op_flops = _group_values(estimates, "flops", idx)
+    flops = op_flops * share
+    unshared = np.isfinite(op_flops) & np.isnan(share)
     executed = None
     if any(e is not None and e.executed_flops is not None for e in estimates):
         executed = _group_values(estimates, "executed_flops", idx) * share
@@ -185,7 +189,7 @@ def kernel_flops(frame: pd.DataFrame, options: FlopOptions) -> KernelFlops:
         if executed is not None:
             executed = np.where(recorded, flops, executed)
         source[recorded] = FLOPS_SOURCES.index(FlopsSource.RECORDED)
-    return KernelFlops(group, estimates, flops, executed, recorded, source)
+    return KernelFlops(group, estimates, flops, executed, recorded, source, unshared & ~recorded)
 
 
 # --- peaks, status, texts -------------------------------------------------------------------------
@@ -248,6 +252,9 @@ def _verdict(countable: np.ndarray, known: np.ndarray, dur: np.ndarray, dtype_co
     return _Verdict(status, bad_time, no_dtype, no_peak, suspicious)
 
 
+#: Why a kernel whose op lost another kernel (an unusable time in a trace) has no FLOPs.
+UNSHARED_REASON = ("another kernel of its op was excluded (unusable time): the op's FLOPs cannot be shared over "
+                   "the kernels left")
 #: What a recorded-FLOPs kernel shows as its assumption, confidence and detail.
 RECORDED_ASSUMPTION = ("FLOPs recorded by torch_npu (MSTX mfu_flops range), spread over the range's kernels by "
                        "time; no kernel of the range has FLOPs from its shapes")
@@ -259,11 +266,13 @@ def _text_columns(fl: KernelFlops, verdict: _Verdict, peaks: _Peaks, d_idx: np.n
     idx = np.where(fl.group < 0, g, fl.group)
     reasons = [e.reason if e else "" for e in estimates]
     extra = ["duration ≤ 0 or missing", "input dtype unknown: no peak to divide by",
-             "MFU > 100 %: check shapes / peak / dtype", *peaks.why]
+             "MFU > 100 %: check shapes / peak / dtype", UNSHARED_REASON, *peaks.why]
     r_idx = np.where(fl.recorded, g, idx)  # a recorded kernel has no estimate reason
     r_idx = np.where(verdict.bad_time, g + 1, r_idx)
     r_idx = np.where(verdict.no_dtype & ~verdict.bad_time, g + 2, r_idx)
-    r_idx = np.where(verdict.no_peak & ~verdict.bad_time & ~verdict.no_dtype, g + 4 + d_idx, r_idx)
+    r_idx = np.where(verdict.no_peak & ~verdict.bad_time & ~verdict.no_dtype, g + 5 + d_idx, r_idx)
+    if fl.unshared is not None:
+        r_idx = np.where(fl.unshared & ~verdict.bad_time, g + 4, r_idx)
     r_idx = np.where(verdict.suspicious, g + 3, r_idx)
     t_idx = np.where(fl.recorded, g + 1, idx)  # slot g: no estimate; g + 1: recorded
 

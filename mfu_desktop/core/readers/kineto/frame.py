@@ -117,9 +117,12 @@ class OpTree:
         return op
 
 
-def launching_ops(ev: TraceEvents, tree: OpTree) -> np.ndarray:
-    """The op that launched each kernel: by External id, else by correlation → launch → op around it."""
-    k_ext = np.frombuffer(ev.k_ext, dtype=np.int64)
+def launching_ops(ev: TraceEvents, tree: OpTree, ext: object = None, corr: object = None) -> np.ndarray:
+    """The op that launched each kernel: by External id, else by correlation → launch → op around it.
+
+    ``ext`` and ``corr`` give other kernels' ids instead (the excluded kernels' ``x_ext``/``x_corr``).
+    """
+    k_ext = np.frombuffer(ev.k_ext if ext is None else ext, dtype=np.int64)
     op_ext = np.frombuffer(ev.op_ext, dtype=np.int64)
     out = np.full(len(k_ext), -1, dtype=np.int64)
     known = np.flatnonzero(op_ext >= 0)
@@ -134,7 +137,7 @@ def launching_ops(ev: TraceEvents, tree: OpTree) -> np.ndarray:
     if len(missing) == 0 or len(l_corr) == 0 or ev.ops == 0:
         return out
     l_order = np.argsort(l_corr, kind="stable")
-    k_corr = np.frombuffer(ev.k_corr, dtype=np.int64)[missing]
+    k_corr = np.frombuffer(ev.k_corr if corr is None else corr, dtype=np.int64)[missing]
     pos = np.clip(np.searchsorted(l_corr[l_order], k_corr), 0, len(l_order) - 1)
     found = (k_corr >= 0) & (l_corr[l_order][pos] == k_corr)
     kernels, launch = missing[found], l_order[pos[found]]
@@ -205,6 +208,9 @@ def kernel_frame(ev: TraceEvents, device: GpuDevice | None = None) -> TraceFrame
     core = np.where(is_comm, 0, np.where(copy, 1, np.where(matrix, 2, 3)))
     op_name = np.frombuffer(ev.op_name, dtype=np.int32).astype(np.int64)
     op_of = np.where(ruled >= 0, ruled, launching)
+    share = _flops_share(op_of, dur, ev.ops)
+    if len(ev.x_ext):  # an op whose kernel was excluded cannot share its FLOPs over the kernels left
+        share[np.isin(op_of, _ops_of_excluded(ev, tree))] = np.nan
     shapes, dtypes, attrs = _op_cells(ev, op_of)
     tf32 = tf32_column(ev.strings.values, k_name, fp32_inputs(ev.strings.values, dtypes), ruled, device)
     times = KernelTimes(start, start + dur, is_comm, ~is_comm & ~copy, np.frombuffer(ev.k_stream, dtype=np.int64),
@@ -222,13 +228,21 @@ def kernel_frame(ev: TraceEvents, device: GpuDevice | None = None) -> TraceFrame
         C.INPUT_SHAPES: _text_column(shapes, table),
         C.INPUT_DTYPES: _text_column(dtypes, table),
         C.ATTRIBUTES: _text_column(attrs, table),
-        C.FLOPS_SHARE: _flops_share(op_of, dur, ev.ops),  # float64: FLOPs × share must add up to the op's FLOPs
+        C.FLOPS_SHARE: share,  # float64: FLOPs × share must add up to the op's FLOPs
         C.STREAM_ID: times.stream.copy(),
         C.OP_CALL: op_of.astype(np.int64),  # the op whose type the kernel carries: calls are counted on it
     })
     trace = StepTrace(step_breakdown(steps.windows, times), f"Kineto {steps.source}") if steps.windows else None
     notes = [*steps.notes, tf32_note(tf32, device.vendor if device else "GPU")]
     return TraceFrame(frame, trace, [*_link_notes(ev, launching), *steps.warnings], [n for n in notes if n])
+
+
+def _ops_of_excluded(ev: TraceEvents, tree: OpTree) -> np.ndarray:
+    """The ops (the one carrying its FLOPs, else the launching one) of the kernels excluded for unusable times."""
+    launching = launching_ops(ev, tree, ev.x_ext, ev.x_corr)
+    ruled = flop_ops(ev, tree, launching)
+    op_of = np.where(ruled >= 0, ruled, launching)
+    return np.unique(op_of[op_of >= 0])
 
 
 def _flops_share(op_of: np.ndarray, dur: np.ndarray, ops: int) -> np.ndarray:

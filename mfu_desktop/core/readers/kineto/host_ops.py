@@ -1,6 +1,6 @@
 """A trace's ``cpu_op`` events as host operators, each kernel linked to the op that launched it (§13).
 
-The trace is streamed again (:func:`~mfu_desktop.core.readers.kineto.events.read_trace`, shapes
+The trace is decoded again (:func:`~mfu_desktop.core.readers.kineto.read.read_trace`, shapes
 not kept): kernels come back in the order the kernel frame was built from, so kernel ``i`` of the
 trace is row ``i`` of the frame, and :func:`~mfu_desktop.core.readers.kineto.frame.launching_ops`
 gives its op exactly as the analysis found it.
@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 
 from mfu_desktop.core.readers.host_records import HostOps
-from mfu_desktop.core.readers.kineto.events import TraceFormatError, read_trace
+from mfu_desktop.core.readers.kineto.byte_stream import TraceFormatError
 from mfu_desktop.core.readers.kineto.frame import OpTree, launching_ops
+from mfu_desktop.core.readers.kineto.read import read_trace
 
 
 def trace_host_ops(path: Path, kernels: pd.DataFrame) -> HostOps | None:

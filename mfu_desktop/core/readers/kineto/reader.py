@@ -4,8 +4,10 @@ Files: ``*.pt.trace.json[.gz]`` (``tensorboard_trace_handler``), or any ``*.json
 content is a Chrome trace with ``traceEvents`` (``export_chrome_trace``); one file per rank
 (``distributedInfo.rank``), a folder of them is a cluster.
 
-* **Streaming** (:mod:`.kineto_events`): decoded one event at a time into typed arrays.
-* **Kernels → ops, classes, steps** (:mod:`.kineto_frame`): the canonical kernel frame.
+* **Decoding** (:mod:`.read`, :mod:`.decoder`, :mod:`.to_columns`): msgspec decodes the events in
+  slices into typed structs, turned into typed arrays (:class:`.events.TraceEvents`); several
+  traces decode in parallel processes (:mod:`.parallel`).
+* **Kernels → ops, classes, steps** (:mod:`.frame`): the canonical kernel frame.
 * **Chip** from ``deviceProperties`` (:func:`mfu_desktop.core.analysis.chip_resolution.resolve_chip`).
 
 This module is the reader the registry knows (which files are traces, the rank id); it imports
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING
 from mfu_desktop.core.readers import columns as C
 from mfu_desktop.core.readers.base import RankFolder
 from mfu_desktop.core.readers.files import list_dir, safe_is_file
-from mfu_desktop.core.readers.kineto.files import SNIFF_BYTES, is_trace_file, open_text
+from mfu_desktop.core.readers.kineto.files import READ_ERRORS, SNIFF_BYTES, is_trace_file, open_text
 from mfu_desktop.core.readers.records import CaptureConfig
 
 if TYPE_CHECKING:
@@ -73,7 +75,7 @@ class KinetoReader:
         try:
             with open_text(folder.path) as fh:
                 head = fh.read(SNIFF_BYTES)
-        except Exception:  # damaged (zlib.error …): no id here; reading the rank says what is wrong
+        except READ_ERRORS:  # damaged (zlib.error …): no id here; reading the rank says what is wrong
             return
         m = re.search(r'"distributedInfo"\s*:\s*\{[^{}]*"rank"\s*:\s*(\d+)', head)
         if m:
@@ -82,13 +84,15 @@ class KinetoReader:
     def read(self, folder: RankFolder, data: RankData) -> None:
         import numpy as np
 
+        from mfu_desktop.core.readers.kineto.byte_stream import TraceFormatError
         from mfu_desktop.core.readers.kineto.device import device_of
-        from mfu_desktop.core.readers.kineto.events import TraceFormatError, read_trace
         from mfu_desktop.core.readers.kineto.frame import kernel_frame
+        from mfu_desktop.core.readers.kineto.parallel import decode_trace
+        from mfu_desktop.core.readers.kineto.read import decode_notes
 
         path = folder.file("trace") or folder.path
         try:
-            ev = read_trace(path)
+            ev = decode_trace(path)
         except (TraceFormatError, OSError) as exc:
             data.error = f"{path.name}: {exc}"
             return
@@ -117,7 +121,7 @@ class KinetoReader:
             export_type=["trace"], rank_id=folder.rank)
         data.kernel_source = (f"kernels from {path.name} ({len(frame):,} GPU kernels, {ev.ops:,} CPU ops"
                               f"{', ' + device.name if device else ''})")
-        data.problems.extend(traced.warnings)
+        data.problems.extend(decode_notes(ev) + traced.warnings)
         data.notes.extend(traced.notes)
         if not ev.ops:
             data.missing_columns = [C.INPUT_SHAPES]
