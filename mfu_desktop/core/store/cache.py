@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from mfu_desktop.core.readers.base import RankFolder
 
 #: Bump when a cached format changes: old entries are then ignored.
-CACHE_VERSION = f"{__version__}-10"
+CACHE_VERSION = f"{__version__}-11"
 #: Cache entries beyond this total size (per kind) are pruned, least recently used first.
 CACHE_LIMIT_BYTES = 4 << 30
 #: The kinds of entries.
