@@ -437,7 +437,7 @@ class DataFrameModel(QAbstractTableModel):
         col = self._cols[column]
         value = col.raw(int(self._view[row]))
         if col.is_text:  # a spreadsheet would run "=HYPERLINK(…)" from an operator name: neutralised
-            return str(neutral_cell(str(value).replace("\t", " ").replace("\n", " ").replace("\r", " ")))
+            return _clipboard_cell(str(value).replace("\t", " ").replace("\n", " ").replace("\r", " "))
         v = float(value)
         if math.isnan(v):
             return ""
