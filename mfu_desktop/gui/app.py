@@ -37,7 +37,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--theme", choices=("system", "light", "dark"), help="colour theme for this run")
     parser.add_argument("--screenshot", type=Path, metavar="FILE",
                         help="render the window to a PNG once loading is done, then exit")
-    parser.add_argument("--size", default="1440x900", help="window size, WxH (default 1440x900)")
+    parser.add_argument("--size", help="window size, WxH (default: the last run's size, 1440x900 the first time, "
+                                       "always fitted to the screen)")
     parser.add_argument("--version", action="version", version=f"MFU Desktop {__version__}")
     return parser.parse_args(argv)
 
@@ -168,9 +169,9 @@ def create(args: argparse.Namespace, app=None):
     tune_garbage_collector()
     try:
         width, height = (int(v) for v in args.size.lower().split("x"))
-        window.resize(width, height)
-    except ValueError:
-        pass
+        window.resize(width, height)  # asked for (screenshots, tests): exactly that size
+    except (AttributeError, ValueError):
+        window.fit_to_screen()
     paths = list(args.paths)
     if args.demo:
         paths.insert(0, demo_profile_dir())

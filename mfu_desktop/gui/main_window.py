@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtCore import QByteArray, Qt, QUrl
+from PySide6.QtCore import QByteArray, QRect, Qt, QUrl
 from PySide6.QtGui import (
     QActionGroup,
     QCloseEvent,
@@ -18,6 +18,7 @@ from PySide6.QtGui import (
     QDragLeaveEvent,
     QDragMoveEvent,
     QDropEvent,
+    QGuiApplication,
     QKeySequence,
 )
 from PySide6.QtWidgets import (
@@ -741,6 +742,31 @@ class MainWindow(QMainWindow):
         if self.settings.window_state:
             self.restoreState(QByteArray.fromBase64(self.settings.window_state.encode("ascii")))
         self.profiler.restore_splitter(self.settings.profiler_split)
+
+    def fit_to_screen(self, area: QRect | None = None) -> None:
+        """Keep the whole window on its screen: shrink and move it into the screen's free area.
+
+        The first run's 1440×900, or a size remembered from a larger monitor, would put the tabs'
+        right edge and the status bar off a 1280×800 laptop screen. ``area`` defaults to the
+        window's screen's available geometry (nothing is done on the offscreen platform).
+        """
+        if area is None:
+            if QGuiApplication.platformName() in ("offscreen", "minimal"):
+                return
+            screen = self.screen() or QGuiApplication.primaryScreen()
+            if screen is None:
+                return
+            area = screen.availableGeometry()
+        frame_w = max(0, self.frameGeometry().width() - self.width())
+        frame_h = max(0, self.frameGeometry().height() - self.height())
+        width = min(self.width(), area.width() - frame_w)
+        height = min(self.height(), area.height() - frame_h)
+        if (width, height) != (self.width(), self.height()):
+            self.resize(width, height)
+        x = min(max(self.x(), area.left()), area.left() + max(0, area.width() - self.width() - frame_w))
+        y = min(max(self.y(), area.top()), area.top() + max(0, area.height() - self.height() - frame_h))
+        if (x, y) != (self.x(), self.y()):
+            self.move(x, y)
 
     def remember_geometry(self) -> None:
         """Store the window geometry and state in the settings."""
