@@ -222,18 +222,21 @@ def size_of(key: str, kind: str) -> int:
     return total
 
 
-def clear() -> int:
-    """Delete every cached entry; returns how many files were removed."""
-    removed = 0
+def _entries() -> list[os.DirEntry]:
+    """Every file the cache holds (entries of each kind and their temporary files)."""
+    found = []
     for kind in KINDS:
         try:
             entries = list(os.scandir(user_cache_dir() / kind))
         except OSError:
             continue
-        for e in entries:
-            if e.name.endswith((*_SUFFIXES, ".tmp")):
-                removed += _unlink(Path(e.path))
-    return removed
+        found += [e for e in entries if e.name.endswith((*_SUFFIXES, ".tmp"))]
+    return found
+
+
+def clear() -> int:
+    """Delete every cached entry; returns how many files were removed."""
+    return sum(_unlink(Path(e.path)) for e in _entries())
 
 
 def _unlink(path: Path) -> bool:
@@ -248,16 +251,10 @@ def _unlink(path: Path) -> bool:
 def cache_size() -> tuple[int, int]:
     """Bytes and files the cache takes (every kind, temporary files included)."""
     total = files = 0
-    for kind in KINDS:
+    for e in _entries():
         try:
-            entries = list(os.scandir(user_cache_dir() / kind))
+            total += e.stat().st_size
+            files += 1
         except OSError:
-            continue
-        for e in entries:
-            if e.name.endswith((*_SUFFIXES, ".tmp")):
-                try:
-                    total += e.stat().st_size
-                    files += 1
-                except OSError:
-                    pass
+            pass
     return total, files
