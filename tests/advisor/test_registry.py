@@ -26,3 +26,18 @@ def test_every_rule_has_its_section_in_the_user_guide():
         assert anchor in text, rule.id
         section = text.split(anchor, 1)[1].split("<a id=", 1)[0]
         assert "**Time at stake**" in section, rule.id
+
+
+def test_a_rule_without_check_or_describe_cannot_be_made():
+    import pytest
+
+    from mfu_desktop.core.advisor.rule import Rule
+
+    class HalfRule(Rule):
+        id = "half"
+
+        def check(self, ctx):
+            return None
+
+    with pytest.raises(TypeError):
+        HalfRule()  # no describe(): refused when made (registration), not when a finding is shown

@@ -13,6 +13,7 @@ its instance ``RULE``; one line in :data:`~mfu_desktop.core.advisor.registry.RUL
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import ClassVar
 
 from mfu_desktop.core.advisor.context import RankContext
@@ -27,21 +28,25 @@ MATERIAL_SHARE = 0.005
 SMALL_KERNEL_US = 20.0
 
 
-class Rule:
-    """Base of an advisor rule (see the module docstring)."""
+class Rule(ABC):
+    """Base of an advisor rule (see the module docstring).
+
+    A rule that lacks :meth:`check` or :meth:`describe` cannot be instantiated, so the registry
+    refuses it when the rules are made.
+    """
 
     #: Stable id (``aicpu-fallback``): JSON, the guide's anchor (``advisor-<id>``), tests.
     id: ClassVar[str] = ""
     #: What is wrong, in a few words.
     title: ClassVar[Text] = Text("")
 
+    @abstractmethod
     def check(self, ctx: RankContext) -> Finding | None:
         """The rank's finding, or ``None`` when it does not have the problem."""
-        raise NotImplementedError
 
+    @abstractmethod
     def describe(self, finding: Finding) -> tuple[Text, Text]:
         """``(summary, advice)`` of a finding, from its fields (time at stake, evidence, facts)."""
-        raise NotImplementedError
 
     def finding(self, ctx: RankContext, time_at_stake_us: float, confidence: Confidence, **fields) -> Finding:
         """A finding of this rule on ``ctx``'s rank (texts are written later by :meth:`describe`).
