@@ -119,6 +119,25 @@ def action_until(app, beat: Heartbeat, name: str, fn, until) -> tuple[str, float
     return name, wall, beat.worst
 
 
+def isolated_workdir(prefix: str) -> Path:
+    """A temporary folder holding this run's MFU Desktop data, cache and settings (the user's stay untouched)."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    for name in ("DATA", "CACHE", "CONFIG"):
+        os.environ[f"MFU_DESKTOP_{name}_DIR"] = str(work / name.lower())
+    return work
+
+
+def generated_profile(profile: Path, ranks: int, rows: int) -> Path:
+    """``profile``, generated there (``ranks`` × ``rows`` kernels, 2 steps) unless it already holds one."""
+    if not (profile.exists() and any(profile.iterdir())):
+        from mfu_desktop.demo import generate
+
+        t0 = time.perf_counter()
+        generate(profile, ranks=ranks, steps=2, kernels=rows)
+        print(f"generated {ranks} rank(s) × {rows:,} kernels in {time.perf_counter() - t0:.1f} s")
+    return profile
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000, help="kernels per rank")
@@ -126,17 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="profile folder to reuse (generated there when missing)")
     args = parser.parse_args(argv)
 
-    work = Path(tempfile.mkdtemp(prefix="mfu-bench-gui-"))
-    for name in ("DATA", "CACHE", "CONFIG"):
-        os.environ[f"MFU_DESKTOP_{name}_DIR"] = str(work / name.lower())
-    profile = args.keep or work / "profile"
+    work = isolated_workdir("mfu-bench-gui-")
     try:
-        if not (profile.exists() and any(profile.iterdir())):
-            from mfu_desktop.demo import generate
-
-            t0 = time.perf_counter()
-            generate(profile, ranks=args.ranks, steps=2, kernels=args.rows)
-            print(f"generated {args.ranks} rank(s) × {args.rows:,} kernels in {time.perf_counter() - t0:.1f} s")
+        profile = generated_profile(args.keep or work / "profile", args.ranks, args.rows)
 
         from PySide6.QtCore import Qt
         from PySide6.QtWidgets import QApplication

@@ -25,7 +25,6 @@ import os
 import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -141,17 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--width", type=int, default=1280, help="chart width in pixels")
     parser.add_argument("--keep", type=Path, help="profile folder to reuse (generated there when missing)")
     args = parser.parse_args(argv)
-    work = Path(tempfile.mkdtemp(prefix="mfu-bench-timeline-"))
-    for name in ("DATA", "CACHE", "CONFIG"):
-        os.environ[f"MFU_DESKTOP_{name}_DIR"] = str(work / name.lower())
-    profile = args.keep or work / "profile"
-    try:
-        if not (profile.exists() and any(profile.iterdir())):
-            from mfu_desktop.demo import generate
+    from bench_gui_stall import generated_profile, isolated_workdir
 
-            t0 = time.perf_counter()
-            generate(profile, ranks=1, steps=2, kernels=args.rows)
-            print(f"generated 1 rank × {args.rows:,} kernels in {time.perf_counter() - t0:.1f} s")
+    work = isolated_workdir("mfu-bench-timeline-")
+    try:
+        profile = generated_profile(args.keep or work / "profile", 1, args.rows)
         from PySide6.QtWidgets import QApplication
 
         from mfu_desktop.core.analysis.options import AnalysisOptions
