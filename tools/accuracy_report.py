@@ -17,7 +17,7 @@ from mfu_desktop.core.predict.accuracy_summary import (
     whole_workloads,
 )
 from mfu_desktop.core.predict.model_fit import PRIOR_ROWS
-from mfu_desktop.core.predict.model_table import ANY_CHIP, ModelTable
+from mfu_desktop.core.predict.model_table import ANY_CHIP, DIE_PREFIX, ModelTable
 from mfu_desktop.core.predict.options import DEFAULT_BASIS, DEFAULT_MODEL
 
 SEED = ("seed", "advertised")
@@ -145,6 +145,8 @@ def _workloads(acc: pd.DataFrame, default: tuple[str, str]) -> list[str]:
 
 def _parameters(table: ModelTable) -> list[str]:
     chips = table.fitted_chips()
+    dies = sorted({c for c, _ in [*table.floors, *table.efficiency]} | set(table.host_floors))
+    dies = [c for c in dies if c.startswith(DIE_PREFIX)]
     cats = ("gemm", "attention", "element-wise", "norm", "other")
     lines = ["## The model's parameters (resources/prediction_model.csv)", "",
              f"Smooth roofline power p = {'∞' if math.isinf(table.power) else f'{table.power:g}'} "
@@ -152,10 +154,11 @@ def _parameters(table: ModelTable) -> list[str]:
              "(fitted with efficiency 1); the fitted basis's efficiencies (fraction of the advertised peak or "
              f"bandwidth; a prior worth {PRIOR_ROWS:g} rows pulls a thinly measured one towards the catalog's "
              "median) and its own floors; the host floor of NeuSight's host-timed rows (the report only). "
-             "A chip not listed takes the `*` row: most of the catalog.", "",
+             "A chip not listed takes its die's row (`die: GA100`: the median of that die's fitted chips, for the "
+             "catalog's chips of that die: an A800, an H800, an MI250X …), else the `*` row: most of the catalog.", "",
              "| chip | floors: " + " · ".join(cats) + " | host floor | fitted basis: efficiencies | fitted floors |",
              "|---|---|---:|---|---|"]
-    for chip in [*chips, ANY_CHIP]:
+    for chip in [*chips, *dies, ANY_CHIP]:
         floors = " · ".join(_floor(table, chip, c, False) for c in cats)
         fitted = " · ".join(_floor(table, chip, c, True) for c in cats)
         host = table.host_floors.get(chip)
@@ -179,7 +182,8 @@ def _corpus(corpus: pd.DataFrame) -> list[str]:
                      f"{', '.join(sorted(part['model'].unique())[:6])}{' …' if part['model'].nunique() > 6 else ''} |")
     lines += ["", "Held out (a pair is evidence only when its target's measurement was never fitted on):", ""]
     lines += [f"- model `{m}`: {why}" for m, why in HELD_OUT_MODELS.items()]
-    lines += [f"- chip {c}: {why} (never fitted: it takes the `*` parameters)" for c, why in HELD_OUT_CHIPS.items()]
+    lines += [f"- chip {c}: {why} (never fitted on its own rows: it takes its die's rows when "
+              "another chip of that die trained, else the `*` rows)" for c, why in HELD_OUT_CHIPS.items()]
     lines += [f"- dataset {d}: {why}" for d, why in HELD_OUT_DATASETS.items()]
     return [*lines, ""]
 

@@ -35,7 +35,7 @@ COLUMNS = [
     # product columns
     "cube_bf16_tflops", "cube_fp8_tflops", "cube_int8_tflops", "cube_hf32_tflops",
     "interconnect_direction", "host_cpu", "ai_core_count", "cube_freq_mhz", "vector_core_count", "aliases",
-    "alternatives", "confidence", "source",
+    "alternatives", "confidence", "source", "die",
     # the achievable basis (validation.md §1)
     "mamf_fp16_tflops", "mamf_bf16_tflops", "mamf_fp32_tflops", "mamf_fp8_tflops", "achievable_hbm_gbs",
     "achievable_source", "achievable_date",
@@ -91,6 +91,22 @@ ALTERNATIVES = {
     "PPU": "seed predictor (unsourced)|cube_fp16_tflops=414,cube_bf16_tflops=414,cube_fp32_tflops=13,"
     "vector_fp16_tflops=26,vector_fp32_tflops=13,hbm_bandwidth_gbs=3350",
 }
+
+
+# The silicon each chip is cut from (vendor whitepapers and datasheets). Chips on one die share the prediction
+# model's fitted efficiencies and floors when only a sibling was measured (resources/prediction_model.csv);
+# blank: no sibling in the catalog, or not certain.
+_DIES = {
+    "Ascend 910B": ("Ascend 910B", "Ascend 910B1", "Ascend 910B2", "Ascend 910B2C", "Ascend 910B3", "Ascend 910B4"),
+    "GV100": ("V100 SXM2", "V100 PCIe 32GB"),
+    "GA100": ("A100 SXM 40GB", "A100 SXM 80GB", "A100 PCIe 40GB", "A100 PCIe 80GB", "A800 SXM 80GB",
+              "A800 PCIe 80GB"),
+    "GH100": ("H100 SXM", "H100 PCIe", "H100 NVL", "H800 SXM", "H20", "H200", "H200 NVL"),
+    "AD102": ("L40S", "L20", "RTX 4090"),
+    "CDNA 2 (Aldebaran)": ("MI210", "MI250 (per GCD)", "MI250X (per GCD)"),
+    "CDNA 3 (MI300)": ("MI300X", "MI325X"),
+}
+DIE = {model: die for die, models in _DIES.items() for model in models}
 
 
 _MLE = "stas00/ml-engineering@744d01e compute/accelerator/README.md (MAMF table, own best shape, mean of 100 runs)"
@@ -256,6 +272,7 @@ def build() -> list[dict[str, str]]:
                 "alternatives": ALTERNATIVES.get(model, ""),
                 "confidence": _fmt(src["confidence"]),
                 "source": _fmt(src["source"]),
+                "die": DIE.get(model, ""),
                 **_achievable(model),
             })
     return rows

@@ -696,6 +696,10 @@
         <translation>来源</translation>
     </message>
     <message>
+        <source>Die</source>
+        <translation>晶粒 (Die)</translation>
+    </message>
+    <message>
         <source>Achievable FP16 (TFLOP/s)</source>
         <translation>可达 FP16 (TFLOP/s)</translation>
     </message>

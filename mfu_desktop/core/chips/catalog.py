@@ -36,6 +36,7 @@ NUMERIC_COLUMNS = (
 TEXT_COLUMNS = (
     "vendor", "model", "architecture_type", "notes", "interconnect_direction", "host_cpu",
     "aliases", "alternatives", "confidence", "source", "achievable_source", "achievable_date",
+    "die",
 )
 #: Achievable matmul throughput (MAMF) columns by compute precision.
 MAMF_COLUMNS = {"fp16": "mamf_fp16_tflops", "bf16": "mamf_bf16_tflops", "fp32": "mamf_fp32_tflops",
@@ -193,6 +194,11 @@ class Chip:
     def source(self) -> str:
         """Source labels of the row (section g of chips.md)."""
         return self.text.get("source", "")
+
+    @property
+    def die(self) -> str:
+        """The silicon the chip is cut from (``GA100``); chips on one die share the prediction model's fits."""
+        return self.text.get("die", "")
 
     @property
     def confidence(self) -> str:

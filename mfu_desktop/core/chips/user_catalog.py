@@ -34,7 +34,7 @@ CATALOG_COLUMNS: tuple[str, ...] = (
     "vector_fp32_tflops", "hbm_bandwidth_gbs", "memory_gb", "tdp_w", "notes", "interconnect_bandwidth", "cpu",
     "cube_bf16_tflops", "cube_fp8_tflops", "cube_int8_tflops", "cube_hf32_tflops", "interconnect_direction",
     "host_cpu", "ai_core_count", "cube_freq_mhz", "vector_core_count", "aliases", "alternatives", "confidence",
-    "source",
+    "source", "die",
     "mamf_fp16_tflops", "mamf_bf16_tflops", "mamf_fp32_tflops", "mamf_fp8_tflops", "achievable_hbm_gbs",
     "achievable_source", "achievable_date",
 )

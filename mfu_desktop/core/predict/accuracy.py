@@ -90,13 +90,15 @@ def _per_key(frame: pd.DataFrame, keys: list[str], value) -> np.ndarray:
     return table[ids] if len(table) else np.full(len(frame), np.nan)
 
 
-def _floors(pairs: pd.DataFrame, table: ModelTable, fitted: bool) -> tuple[np.ndarray, np.ndarray]:
+def _floors(pairs: pd.DataFrame, chips: dict[str, Chip], table: ModelTable, fitted: bool
+            ) -> tuple[np.ndarray, np.ndarray]:
     """Per pair: the source's and the target's floor (kernel floor by category; host floor for host-timed rows)."""
     host = pairs["dataset"].isin(HOST_TIMED).to_numpy()
     out = []
     for column in ("source_chip", "target_chip"):
-        kernel = _per_key(pairs, [column, "category"], lambda chip, cat: table.floor_us(chip, cat, fitted)[0])
-        host_floor = _per_key(pairs, [column], lambda chip: table.host_floor_us(chip, fitted))
+        kernel = _per_key(pairs, [column, "category"],
+                          lambda chip, cat: table.floor_us(chip, cat, fitted, chips[chip].die)[0])
+        host_floor = _per_key(pairs, [column], lambda chip: table.host_floor_us(chip, fitted, chips[chip].die))
         out.append(np.where(host, host_floor, kernel))
     return out[0], out[1]
 
@@ -130,7 +132,7 @@ def predict_pairs(pairs: pd.DataFrame, chips: dict[str, Chip], table: ModelTable
     ratio = _class_ratio(pairs, r, terms if terms is not None else _source_terms(pairs, chips))
     if model == ROOFLINE:
         flops, nbytes = pairs["flops"].to_numpy(), pairs["bytes"].to_numpy()
-        floor_s, floor_t = _floors(pairs, table, basis == FITTED)
+        floor_s, floor_t = _floors(pairs, chips, table, basis == FITTED)
         t_s = attainable_us(flops, nbytes, r["source_peak"], r["source_bw"], floor_s, table.power)
         t_t = attainable_us(flops, nbytes, r["target_peak"], r["target_bw"], floor_t, table.power)
         has_work = (flops > 0) | (nbytes > 0)

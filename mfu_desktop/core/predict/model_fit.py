@@ -27,7 +27,7 @@ import pandas as pd
 from mfu_desktop.core.chips.catalog import ACHIEVABLE_BW_COLUMN, MAMF_COLUMNS, ChipCatalog
 from mfu_desktop.core.predict.attainable import combine
 from mfu_desktop.core.predict.error_categories import BASE_CATEGORIES
-from mfu_desktop.core.predict.model_table import ANY_CHIP, Fitted, ModelTable
+from mfu_desktop.core.predict.model_table import ANY_CHIP, Fitted, ModelTable, die_key
 from mfu_desktop.core.predict.rates import advertised_peak
 
 #: The smooth forms tried (``inf``: the roofline max).
@@ -200,7 +200,33 @@ def fit_model(train: pd.DataFrame, catalog: ChipCatalog) -> ModelTable:
     note = "chosen on the training rows (floors only): mean |log error| " + ", ".join(
         f"p={'inf' if math.isinf(x) else f'{x:g}'} {totals[x]:.4f}" for x in POWERS)
     fitted = {chip: fit_chip(r, power, priors, True) for chip, r in rows.items()}
-    return _table(fits[power], fitted, rows, power, note, priors)
+    table = _table(fits[power], fitted, rows, power, note, priors)
+    return with_die_rows(table, {chip: catalog.find(chip).die for chip in rows})
+
+
+def _die_values(values: dict, dies: dict[str, str]) -> dict:
+    """Per die with a fitted chip, per parameter key: the median of its chips' values (keys ``(chip, key)`` or chip)."""
+    members: dict = {}
+    for owner, fitted in values.items():
+        chip, key = owner if isinstance(owner, tuple) else (owner, None)
+        if dies.get(chip):
+            members.setdefault((dies[chip], key), []).append((chip, fitted))
+    out = dict(values)
+    for (die, key), found in sorted(members.items(), key=lambda item: (item[0][0], str(item[0][1]))):
+        names = ", ".join(sorted(chip for chip, _ in found))
+        row = Fitted(float(np.median([f.value for _, f in found])), sum(f.rows for _, f in found),
+                     f"die {die}: median of {names}")
+        out[(die_key(die), key) if key is not None else die_key(die)] = row
+    return out
+
+
+def with_die_rows(table: ModelTable, dies: dict[str, str]) -> ModelTable:
+    """``table`` with each die's shared rows added (``dies``: fitted chip → its die; blank: none)."""
+    return ModelTable(table.power, _die_values(table.floors, dies), _die_values(table.host_floors, dies),
+                      _die_values({k: v for k, v in table.efficiency.items() if k[0] != ANY_CHIP}, dies)
+                      | {k: v for k, v in table.efficiency.items() if k[0] == ANY_CHIP},
+                      table.power_note, _die_values(table.fitted_floors, dies),
+                      _die_values(table.fitted_host_floors, dies))
 
 
 def _floors(per_chip: dict[str, tuple[_Params, float]], rows: dict[str, _ChipRows]

@@ -12,8 +12,10 @@ Fitted by ``tools/accuracy.py`` on the training rows of the validation corpus on
     efficiency,*,cube,0.80,,prior: median measured MAMF / advertised peak of the catalog
     efficiency,NVIDIA H100 SXM,memory,0.86,...
 
-``*`` rows are what a chip without fitted rows uses (most of the catalog). Floors apply to every
-basis; efficiencies only to the **fitted** basis (effective peak = efficiency × advertised peak).
+A chip without its own row for a parameter takes its **die**'s row (``die: GA100``: the median of
+the fitted chips cut from that silicon, the catalog's ``die`` column), else the ``*`` row (most of
+the catalog). Floors apply to every basis; efficiencies only to the **fitted** basis (effective
+peak = efficiency × advertised peak).
 """
 
 from __future__ import annotations
@@ -28,7 +30,23 @@ from pathlib import Path
 from mfu_desktop.core.paths import shipped_file
 
 ANY_CHIP = "*"
+#: Prefix of the rows a die's chips share (``die: GA100``).
+DIE_PREFIX = "die: "
 TABLE_COLUMNS = ("parameter", "chip", "key", "value", "rows", "note")
+
+
+def die_key(die: str) -> str:
+    """The table's chip cell of a die's shared rows (``die: GA100``)."""
+    return f"{DIE_PREFIX}{die}"
+
+
+def _owners(chip: str, die: str) -> tuple[str, ...]:
+    """Where a chip's own values are looked up, in order: the chip, then its die."""
+    return (chip, die_key(die)) if die else (chip,)
+
+
+def _first(values: dict, keys: list) -> Fitted | None:
+    return next((values[k] for k in keys if k in values), None)
 
 
 @dataclass(frozen=True)
@@ -61,41 +79,44 @@ class ModelTable:
     fitted_floors: dict[tuple[str, str], Fitted] = field(default_factory=dict)
     fitted_host_floors: dict[str, Fitted] = field(default_factory=dict)
 
-    def floor_us(self, chip: str, category: str, fitted: bool = False) -> tuple[float, bool]:
-        """The chip's floor for a base category (µs; the fitted basis's with ``fitted``) and whether it was fitted."""
+    def floor_us(self, chip: str, category: str, fitted: bool = False, die: str = "") -> tuple[float, bool]:
+        """The chip's floor for a base category (µs; the fitted basis's with ``fitted``) and whether it was fitted.
+
+        A chip without its own floor takes its die's (fitted too), else the defaults.
+        """
         floors = self.fitted_floors if fitted else self.floors
-        own = floors.get((chip, category))
+        own = _first(floors, [(owner, category) for owner in _owners(chip, die)])
         if own is not None:
             return own.value, True
         default = floors.get((ANY_CHIP, category)) or floors.get((ANY_CHIP, ANY_CHIP))
         return (default.value if default else 0.0), False
 
-    def host_floor_us(self, chip: str, fitted: bool = False) -> float:
+    def host_floor_us(self, chip: str, fitted: bool = False, die: str = "") -> float:
         """The floor of a host-timed measurement on ``chip`` (the report's NeuSight pairs only)."""
         floors = self.fitted_host_floors if fitted else self.host_floors
-        own = floors.get(chip) or floors.get(ANY_CHIP)
+        own = _first(floors, [*_owners(chip, die), ANY_CHIP])
         return own.value if own else 0.0
 
-    def compute_efficiency(self, chip: str, unit: str, precision: str) -> tuple[float, bool]:
-        """Fraction of the advertised peak the chip reaches for a unit and precision, and whether fitted."""
-        own = self.efficiency.get((chip, f"{unit} {precision}"))
+    def compute_efficiency(self, chip: str, unit: str, precision: str, die: str = "") -> tuple[float, bool]:
+        """Fraction of the advertised peak the chip (else its die) reaches for a unit and precision; whether fitted."""
+        own = _first(self.efficiency, [(owner, f"{unit} {precision}") for owner in _owners(chip, die)])
         if own is not None:
             return own.value, True
         prior = self.efficiency.get((ANY_CHIP, unit))
         return (prior.value if prior else 1.0), False
 
-    def memory_efficiency(self, chip: str) -> tuple[float, bool]:
-        """Fraction of the advertised bandwidth the chip reaches, and whether fitted."""
-        own = self.efficiency.get((chip, "memory"))
+    def memory_efficiency(self, chip: str, die: str = "") -> tuple[float, bool]:
+        """Fraction of the advertised bandwidth the chip (else its die) reaches, and whether fitted."""
+        own = _first(self.efficiency, [(owner, "memory") for owner in _owners(chip, die)])
         if own is not None:
             return own.value, True
         prior = self.efficiency.get((ANY_CHIP, "memory"))
         return (prior.value if prior else 1.0), False
 
     def fitted_chips(self) -> list[str]:
-        """Chips with at least one fitted value (sorted)."""
+        """Chips with at least one fitted value of their own (sorted)."""
         chips = {c for c, _ in self.floors} | set(self.host_floors) | {c for c, _ in self.efficiency}
-        return sorted(chips - {ANY_CHIP})
+        return sorted(c for c in chips if c != ANY_CHIP and not c.startswith(DIE_PREFIX))
 
 
 def _number(value: float) -> str:

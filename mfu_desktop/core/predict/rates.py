@@ -93,7 +93,7 @@ class PairBandwidths:
 
 
 def _fitted_factor(chip: Chip, unit: str, precision: str, basis: Basis) -> float:
-    return basis.table.compute_efficiency(chip.identifier, unit, precision)[0]
+    return basis.table.compute_efficiency(chip.identifier, unit, precision, chip.die)[0]
 
 
 def pair_peaks(unit: str, precision: str, op_type: str, source: Chip, target: Chip, rules: list[Rule],
@@ -134,7 +134,7 @@ def pair_bandwidths(source: Chip, target: Chip, rules: list[Rule], basis: Basis)
         who = source if not s_bw else target
         return PairBandwidths(s_bw, t_bw, ADVERTISED, f"HBM bandwidth not published for {who.display_name}", names)
     if basis.name == FITTED:
-        s_eta = basis.table.memory_efficiency(source.identifier)[0]
-        t_eta = basis.table.memory_efficiency(target.identifier)[0]
+        s_eta = basis.table.memory_efficiency(source.identifier, source.die)[0]
+        t_eta = basis.table.memory_efficiency(target.identifier, target.die)[0]
         return PairBandwidths(s_bw * s_eta, t_bw * t_eta, FITTED, "", names)
     return PairBandwidths(s_bw, t_bw, ADVERTISED, "", names)

@@ -20,7 +20,8 @@ from mfu_desktop.core.predict.model_table import ModelTable
 
 def category_floors(table: ModelTable, chip: Chip, fitted: bool = False) -> np.ndarray:
     """The chip's latency floor (µs) per base category, in :data:`BASE_CATEGORIES` order (``fitted``: that basis's)."""
-    return np.array([table.floor_us(chip.identifier, c, fitted)[0] for c in BASE_CATEGORIES], dtype=np.float64)
+    floors = [table.floor_us(chip.identifier, c, fitted, chip.die)[0] for c in BASE_CATEGORIES]
+    return np.array(floors, dtype=np.float64)
 
 
 def shape_ratios(shapes: pd.DataFrame, source_peak: np.ndarray, target_peak: np.ndarray,

@@ -268,6 +268,7 @@ CATALOG_HEADERS = {
     "alternatives": QT_TRANSLATE_NOOP("Catalog", "Alternatives"),
     "confidence": QT_TRANSLATE_NOOP("Catalog", "Confidence"),
     "source": QT_TRANSLATE_NOOP("Catalog", "Source"),
+    "die": QT_TRANSLATE_NOOP("Catalog", "Die"),
     "mamf_fp16_tflops": QT_TRANSLATE_NOOP("Catalog", "Achievable FP16 (TFLOP/s)"),
     "mamf_bf16_tflops": QT_TRANSLATE_NOOP("Catalog", "Achievable BF16 (TFLOP/s)"),
     "mamf_fp32_tflops": QT_TRANSLATE_NOOP("Catalog", "Achievable FP32 (TFLOP/s)"),
