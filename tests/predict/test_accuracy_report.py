@@ -174,3 +174,33 @@ def test_the_report_is_up_to_date_and_the_default_is_its_best():
     assert {(m, b) for m, b in zip(bands["model"], bands["basis"])} == set(COMBINATIONS)
     assert (bands["p10"] <= bands["median"]).all() and (bands["median"] <= bands["p90"]).all()
     assert math.isfinite(bands["pairs"].sum())
+
+
+def test_the_fit_recovers_a_memory_efficiency_per_kernel_category(catalog):
+    """Generated rows on one chip: element-wise kernels stream at 0.95 of the H100's 3350 GB/s, memory-bound GEMMs
+    at 0.70 (floors 1.5 and 4 µs). The chip's shared efficiency lies between; each category's is fitted back within
+    the grid's steps, and the model's prediction of a 1 MB element-wise kernel uses the category's."""
+    rng = np.random.default_rng(11)
+    ew_bytes = np.geomspace(1e5, 1e9, 60)
+    gemm_bytes = np.geomspace(1e6, 5e8, 60)
+    gemm_flops = gemm_bytes * rng.uniform(1, 4, len(gemm_bytes))  # intensity 1–4: memory-bound on an H100
+    rows = pd.DataFrame({
+        "chip": "NVIDIA H100 SXM", "dataset": "vidur",
+        "unit": ["vector"] * 60 + ["cube"] * 60, "dtype": "fp16",
+        "category": ["element-wise"] * 60 + ["gemm"] * 60,
+        "flops": np.concatenate([np.full(60, np.nan), gemm_flops]),
+        "bytes": np.concatenate([ew_bytes, gemm_bytes]),
+        "measured_us": np.concatenate([ew_bytes / (0.95 * 3350e3) + 1.5,
+                                       gemm_flops / (0.9 * 989.4e6) + gemm_bytes / (0.70 * 3350e3) + 4.0]),
+    })
+    table = fit_model(rows, catalog)
+    h100 = "NVIDIA H100 SXM"
+    shared = table.memory_efficiency(h100)[0]
+    assert table.memory_efficiency(h100, category="element-wise") == (pytest.approx(0.95, rel=0.06), True)
+    assert table.memory_efficiency(h100, category="gemm")[0] == pytest.approx(0.70, rel=0.08)
+    assert 0.70 * 0.94 <= shared <= 0.95 * 1.06
+    # a category without rows of its own takes the chip's value; its factor is 1
+    assert table.memory_efficiency(h100, category="norm") == (shared, True)
+    assert table.memory_factor(h100, "norm") == pytest.approx(1.0)
+    assert table.memory_factor(h100, "element-wise") == pytest.approx(
+        table.memory_efficiency(h100, category="element-wise")[0] / shared)

@@ -211,3 +211,19 @@ def test_the_prediction_quotes_the_shipped_band(catalog):
     cross, same = (t.error_band for t in p.targets)
     assert cross.pair_class == "cross vendor" and same.pair_class == "same vendor"
     assert cross.p10 < cross.median < cross.p90 and same.p10 < same.p90
+
+
+def test_the_fitted_basis_uses_each_categorys_memory_efficiency(catalog):
+    """Fitted basis, p = ∞, no floors: an element-wise kernel of 1e8 bytes, 100 µs on the A100 SXM 80GB, to the H100.
+    A100 memory 0.9 (no category value), H100 memory 0.8 but element-wise 1.0: the kernel's T̂ is
+    1e8 / (2039e9 × 0.9) on the source and 1e8 / (3350e9 × 1.0) on the target — not the H100's shared 0.8."""
+    table = ModelTable(power=math.inf, efficiency={(A100, "memory"): Fitted(0.9), (H100, "memory"): Fitted(0.8),
+                                                   (H100, "memory element-wise"): Fitted(1.0)})
+    frame = gpu_kernels([("AI_VECTOR_CORE", "Add", 100.0, np.nan, 1e8)])
+    tk = target_totals(kernel_inputs(frame), catalog.find(A100), catalog.find(H100), list(DEFAULT_RULES),
+                       basis=Basis(FITTED, model=ROOFLINE, parameters=table))
+    assert tk.predicted_us == pytest.approx(100.0 * (2039 * 0.9) / (3350 * 1.0)) == pytest.approx(54.78, abs=0.01)
+    # the advertised basis ignores every efficiency
+    adv = target_totals(kernel_inputs(frame), catalog.find(A100), catalog.find(H100), list(DEFAULT_RULES),
+                        basis=Basis(ADVERTISED, model=ROOFLINE, parameters=table))
+    assert adv.predicted_us == pytest.approx(100.0 * 2039 / 3350)

@@ -133,8 +133,13 @@ def predict_pairs(pairs: pd.DataFrame, chips: dict[str, Chip], table: ModelTable
     if model == ROOFLINE:
         flops, nbytes = pairs["flops"].to_numpy(), pairs["bytes"].to_numpy()
         floor_s, floor_t = _floors(pairs, chips, table, basis == FITTED)
-        t_s = attainable_us(flops, nbytes, r["source_peak"], r["source_bw"], floor_s, table.power)
-        t_t = attainable_us(flops, nbytes, r["target_peak"], r["target_bw"], floor_t, table.power)
+        bw_s, bw_t = r["source_bw"], r["target_bw"]
+        if basis == FITTED:  # each kernel category's own memory efficiency (roofline_model.category_memory_factors)
+            bw_s, bw_t = (bw * _per_key(pairs, [column, "category"],
+                                        lambda chip, cat: table.memory_factor(chip, cat, chips[chip].die))
+                          for bw, column in ((bw_s, "source_chip"), (bw_t, "target_chip")))
+        t_s = attainable_us(flops, nbytes, r["source_peak"], bw_s, floor_s, table.power)
+        t_t = attainable_us(flops, nbytes, r["target_peak"], bw_t, floor_t, table.power)
         has_work = (flops > 0) | (nbytes > 0)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(has_work, t_t / t_s, ratio)

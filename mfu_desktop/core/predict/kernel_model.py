@@ -24,7 +24,12 @@ from mfu_desktop.core.chips.catalog import Chip
 from mfu_desktop.core.predict.basis import FITTED, ROOFLINE, SEED, Basis, basis_label
 from mfu_desktop.core.predict.kernels import FALLBACKS, KernelInputs
 from mfu_desktop.core.predict.rates import pair_bandwidths, pair_peaks
-from mfu_desktop.core.predict.roofline_model import category_floors, group_sums, shape_ratios
+from mfu_desktop.core.predict.roofline_model import (
+    category_floors,
+    category_memory_factors,
+    group_sums,
+    shape_ratios,
+)
 from mfu_desktop.core.predict.rules import Rule
 
 
@@ -133,8 +138,10 @@ def roofline_ratios(inputs: KernelInputs, ratios: GroupRatios, source: Chip, tar
     if basis.model != ROOFLINE or inputs.shapes.empty:
         return np.array([], dtype=np.float64)
     table, fitted = basis.table, basis.name == FITTED
-    return shape_ratios(inputs.shapes, ratios.source_peak, ratios.target_peak, ratios.bandwidths,
-                        (category_floors(table, source, fitted), category_floors(table, target, fitted)), table.power)
+    floors = (category_floors(table, source, fitted), category_floors(table, target, fitted))
+    memory = (category_memory_factors(table, source, fitted), category_memory_factors(table, target, fitted))
+    return shape_ratios(inputs.shapes, ratios.source_peak, ratios.target_peak, ratios.bandwidths, floors,
+                        table.power, memory)
 
 
 def predicted_groups(inputs: KernelInputs, source: Chip, target: Chip, rules: list[Rule], basis: Basis,

@@ -90,16 +90,21 @@ def _chip_rows(rows: pd.DataFrame, catalog: ChipCatalog) -> _ChipRows:
 @dataclass
 class _Params:
     eta_c: np.ndarray  # per key
-    eta_m: float
+    eta_m: float  # the chip's memory efficiency
     floors: np.ndarray  # per base category
     host_floor: float
+    eta_m_category: np.ndarray | None = None  # per base category, once refined (None: eta_m for every one)
+
+    def memory_rows(self, r: _ChipRows) -> np.ndarray | float:
+        """Each row's memory efficiency: its category's once refined, else the chip's."""
+        return self.eta_m if self.eta_m_category is None else self.eta_m_category[r.category]
 
 
 def _predicted(r: _ChipRows, p: _Params, power: float, eta_c_rows: np.ndarray | None = None,
                eta_m: np.ndarray | float | None = None, floor_rows: np.ndarray | None = None) -> np.ndarray:
     """T̂ of the chip's rows; any argument given as a 2-D column grid evaluates every grid value at once."""
     eta_c_rows = p.eta_c[np.maximum(r.compute_key, 0)] if eta_c_rows is None else eta_c_rows
-    eta_m = p.eta_m if eta_m is None else eta_m
+    eta_m = p.memory_rows(r) if eta_m is None else eta_m
     if floor_rows is None:
         floor_rows = np.where(r.host, p.host_floor, p.floors[r.category])
     t_c = r.base_c / eta_c_rows
@@ -173,7 +178,28 @@ def fit_chip(r: _ChipRows, power: float, priors: tuple[float, float], efficienci
         if best is None or score < best[0]:
             best = (score, p)
     p = best[1]
+    _refine_memory_by_category(r, p, power)
     return p, float(_objective(r, _predicted(r, p, power), 0.0))
+
+
+def _refine_memory_by_category(r: _ChipRows, p: _Params, power: float) -> None:
+    """Per kernel category, the memory efficiency, pulled towards the chip's by a prior of :data:`PRIOR_ROWS`.
+
+    A streaming element-wise kernel, a norm and a weight-bound GEMM reach different fractions of the HBM
+    bandwidth (access pattern, cache reuse). The floors are refitted with them.
+    """
+    p.eta_m_category = np.full(len(BASE_CATEGORIES), p.eta_m)
+    grid = ETA_GRID[:, None]
+    for _ in range(SWEEPS):
+        for c in range(len(BASE_CATEGORIES)):
+            rows = (r.category == c) & np.isfinite(r.base_m)
+            if not rows.any():
+                continue
+            eta_rows = np.broadcast_to(p.memory_rows(r), (len(ETA_GRID), len(r.measured))).copy()
+            eta_rows[:, rows] = grid
+            penalty = PRIOR_ROWS / int(rows.sum()) * np.abs(np.log(ETA_GRID / p.eta_m))
+            p.eta_m_category[c] = _best(ETA_GRID, _objective(r, _predicted(r, p, power, eta_m=eta_rows), penalty))
+        _sweep_floors(r, p, power)
 
 
 def _penalty(r: _ChipRows, p: _Params, priors: tuple[float, float]) -> float:
@@ -267,6 +293,11 @@ def _table(floors_only: dict[str, tuple[_Params, float]], fitted: dict[str, tupl
                                              "fraction of the advertised peak")
         efficiency[(chip, "memory")] = Fitted(p.eta_m, int(np.isfinite(r.base_m).sum()),
                                               "fraction of the advertised bandwidth")
+        for c, name in enumerate(BASE_CATEGORIES):
+            n = int(((r.category == c) & np.isfinite(r.base_m)).sum())
+            if n and p.eta_m_category is not None:
+                efficiency[(chip, f"memory {name}")] = Fitted(float(p.eta_m_category[c]), n,
+                                                              f"fraction of the advertised bandwidth, {name} kernels")
     prior_note = "prior: median measured / advertised value of the catalog"
     efficiency[(ANY_CHIP, "cube")] = Fitted(priors[0], 0, prior_note + " (MAMF / peak)")
     efficiency[(ANY_CHIP, "vector")] = Fitted(1.0, 0, "vector peaks: no public measurement, taken as advertised")

@@ -11,6 +11,7 @@ Fitted by ``tools/accuracy.py`` on the training rows of the validation corpus on
     efficiency,NVIDIA H100 SXM,cube fp16,0.94,97,...
     efficiency,*,cube,0.80,,prior: median measured MAMF / advertised peak of the catalog
     efficiency,NVIDIA H100 SXM,memory,0.86,...
+    efficiency,NVIDIA H100 SXM,memory element-wise,0.95,...
 
 A chip without its own row for a parameter takes its **die**'s row (``die: GA100``: the median of
 the fitted chips cut from that silicon, the catalog's ``die`` column), else the ``*`` row (most of
@@ -105,13 +106,23 @@ class ModelTable:
         prior = self.efficiency.get((ANY_CHIP, unit))
         return (prior.value if prior else 1.0), False
 
-    def memory_efficiency(self, chip: str, die: str = "") -> tuple[float, bool]:
-        """Fraction of the advertised bandwidth the chip (else its die) reaches, and whether fitted."""
-        own = _first(self.efficiency, [(owner, "memory") for owner in _owners(chip, die)])
+    def memory_efficiency(self, chip: str, die: str = "", category: str = "") -> tuple[float, bool]:
+        """Fraction of the advertised bandwidth the chip reaches, and whether fitted.
+
+        With a ``category`` (a base category: ``element-wise`` …), that category's efficiency where one was
+        fitted. Order: the chip's category value, the chip's, its die's category value, its die's, the prior.
+        """
+        keys = [(owner, key) for owner in _owners(chip, die)
+                for key in ((f"memory {category}", "memory") if category else ("memory",))]
+        own = _first(self.efficiency, keys)
         if own is not None:
             return own.value, True
         prior = self.efficiency.get((ANY_CHIP, "memory"))
         return (prior.value if prior else 1.0), False
+
+    def memory_factor(self, chip: str, category: str, die: str = "") -> float:
+        """A category's memory efficiency relative to the chip's (1 where no category value was fitted)."""
+        return self.memory_efficiency(chip, die, category)[0] / self.memory_efficiency(chip, die)[0]
 
     def fitted_chips(self) -> list[str]:
         """Chips with at least one fitted value of their own (sorted)."""

@@ -24,9 +24,16 @@ def category_floors(table: ModelTable, chip: Chip, fitted: bool = False) -> np.n
     return np.array(floors, dtype=np.float64)
 
 
+def category_memory_factors(table: ModelTable, chip: Chip, fitted: bool) -> np.ndarray:
+    """Per base category, the fitted basis's memory efficiency relative to the chip's (ones on the other bases)."""
+    if not fitted:
+        return np.ones(len(BASE_CATEGORIES))
+    return np.array([table.memory_factor(chip.identifier, c, chip.die) for c in BASE_CATEGORIES], dtype=np.float64)
+
+
 def shape_ratios(shapes: pd.DataFrame, source_peak: np.ndarray, target_peak: np.ndarray,
                  bandwidths: tuple[float | None, float | None], floors: tuple[np.ndarray, np.ndarray],
-                 power: float) -> np.ndarray:
+                 power: float, memory_factors: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """``T̂_target / T̂_source`` per distinct shape; NaN where a rate the shape needs is unknown.
 
     Args:
@@ -36,6 +43,8 @@ def shape_ratios(shapes: pd.DataFrame, source_peak: np.ndarray, target_peak: np.
         bandwidths: Source and target effective HBM bandwidth (GB/s; ``None``: unknown).
         floors: Source and target floors per base category (:func:`category_floors`).
         power: ``p`` of the smooth roofline.
+        memory_factors: Source and target bandwidth factors per base category (:func:`category_memory_factors`;
+            ``None``: 1).
     """
     if shapes.empty:
         return np.array([], dtype=np.float64)
@@ -44,6 +53,8 @@ def shape_ratios(shapes: pd.DataFrame, source_peak: np.ndarray, target_peak: np.
     flops, nbytes = shapes["flops"].to_numpy(dtype=np.float64), shapes["bytes"].to_numpy(dtype=np.float64)
     p_s, p_t = np.asarray(source_peak, dtype=np.float64)[group], np.asarray(target_peak, dtype=np.float64)[group]
     bw_s, bw_t = (np.nan if b is None else float(b) for b in bandwidths)
+    if memory_factors is not None:
+        bw_s, bw_t = bw_s * memory_factors[0][category], bw_t * memory_factors[1][category]
     t_s = attainable_us(flops, nbytes, p_s, bw_s, floors[0][category], power)
     t_t = attainable_us(flops, nbytes, p_t, bw_t, floors[1][category], power)
     needs_peak, needs_bw = flops > 0, nbytes > 0
