@@ -29,6 +29,7 @@ from mfu_desktop.core.predict.kernels import kernel_inputs
 from mfu_desktop.core.predict.model_fit import fit_model
 from mfu_desktop.core.predict.model_table import shipped_model_table, table_to_csv
 from mfu_desktop.core.predict.options import DEFAULT_BASIS, DEFAULT_MODEL
+from mfu_desktop.core.predict.priors import catalog_priors, chip_priors
 from mfu_desktop.core.predict.rules import DEFAULT_RULES
 from mfu_desktop.core.readers import columns as C
 
@@ -204,3 +205,30 @@ def test_the_fit_recovers_a_memory_efficiency_per_kernel_category(catalog):
     assert table.memory_factor(h100, "norm") == pytest.approx(1.0)
     assert table.memory_factor(h100, "element-wise") == pytest.approx(
         table.memory_efficiency(h100, category="element-wise")[0] / shared)
+
+
+def test_the_fit_weighs_each_row_by_its_calls(catalog):
+    """Tiny element-wise kernels on the H100 (bytes negligible): one row at 2 µs stands for 48 calls per step,
+    three rows at 8 µs for one call each. Weighted by calls the floor follows the 48 launches (2 µs); unweighted
+    it would follow the three rows (8 µs)."""
+    rows = pd.DataFrame({"chip": "NVIDIA H100 SXM", "dataset": "tracelens", "unit": "vector", "dtype": "bf16",
+                         "category": "element-wise", "flops": np.nan, "bytes": 1.0,
+                         "measured_us": [2.0, 8.0, 8.0, 8.0], "calls": [48, 1, 1, 1]})
+    assert table_floor(fit_model(rows, catalog)) == pytest.approx(2.0, rel=0.1)
+    assert table_floor(fit_model(rows.assign(calls=1), catalog)) == pytest.approx(8.0, rel=0.1)
+
+
+def table_floor(table) -> float:
+    return table.floor_us("NVIDIA H100 SXM", "element-wise", fitted=True)[0]
+
+
+def test_the_priors_are_the_chips_own_measurements_else_the_catalogs_median(catalog):
+    """MI300X: MAMF BF16 668.4 of 1307.4 and FP8 1159.5 of its FP8 peak → their median; HBM 4090 of 5300.
+    The T4 was never measured: the catalog's medians (0.81 of the matrix peak, 0.84 of the bandwidth)."""
+    default = catalog_priors(catalog)
+    assert default == (pytest.approx(0.808, abs=0.001), pytest.approx(0.844, abs=0.001))
+    mi300x = catalog.find("MI300X")
+    compute, memory = chip_priors(mi300x, default)
+    expected = np.median([668.4 / 1307.4, 1159.5 / mi300x.value("cube_fp8_tflops")])
+    assert compute == pytest.approx(expected) and memory == pytest.approx(4090 / 5300)
+    assert chip_priors(catalog.find("T4"), default) == default

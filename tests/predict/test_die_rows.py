@@ -93,8 +93,9 @@ def test_the_shipped_catalog_names_the_dies(catalog):
 def test_the_fitted_basis_of_an_unmeasured_sibling(catalog):
     """End to end through the rates: A800 SXM 80GB → H100 SXM on the fitted basis, FP16 cube and HBM.
 
-    A800: 312 TFLOP/s × GA100's 0.90 = 280.8; 2039 GB/s × 0.88 = 1794.3. H100 has no row and no fitted die
-    sibling here: 989.4 × 0.81 = 801.4; 3350 × 0.84 = 2814.
+    A800: 312 TFLOP/s × GA100's 0.90 = 280.8; 2039 GB/s × 0.88 = 1794.3. The H100 has no row and no fitted die
+    sibling in this table: the table's catalog-wide priors, 989.4 × 0.81 and 3350 × 0.84 — not its own measured
+    MAMF or HBM ratio (a measurement on one side only would skew the ratio, as on the achievable basis).
     """
     table = with_die_rows(_table(), DIES)
     basis = Basis(FITTED, model=ROOFLINE, parameters=table)

@@ -33,7 +33,8 @@ from mfu_desktop.core.predict.corpus import corpus_pairs
 from mfu_desktop.core.predict.error_categories import ERROR_CATEGORIES, error_categories
 from mfu_desktop.core.predict.model_fit import HOST_TIMED
 from mfu_desktop.core.predict.model_table import ModelTable
-from mfu_desktop.core.predict.rates import advertised_peak, pair_bandwidths, pair_peaks
+from mfu_desktop.core.predict.peaks import advertised_peak
+from mfu_desktop.core.predict.rates import pair_bandwidths, pair_peaks
 from mfu_desktop.core.predict.rules import DEFAULT_RULES, Rule
 
 #: The (model, basis) combinations the report measures.

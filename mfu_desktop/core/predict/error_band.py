@@ -26,7 +26,7 @@ from mfu_desktop.core.predict.basis import ROOFLINE
 from mfu_desktop.core.predict.error_categories import BASE_CATEGORIES, ERROR_CATEGORIES
 from mfu_desktop.core.predict.kernel_model import group_times
 from mfu_desktop.core.predict.kernels import KernelInputs
-from mfu_desktop.core.predict.rates import advertised_peak
+from mfu_desktop.core.predict.peaks import advertised_peak
 
 
 def bands_path() -> Path:

@@ -4,12 +4,15 @@ For each chip, on its training rows only (:mod:`~mfu_desktop.core.predict.accura
 the latency floor per kernel category, the host floor of host-timed rows, and the efficiencies
 (compute per unit and precision, memory) that make ``T̂`` closest to the measured times::
 
-    minimise  mean |log(T̂ / t)|  +  Σ (n₀ / n) · |log(η / η₀)|
+    minimise  mean_w |log(T̂ / t)|  +  Σ (n₀ / n) · |log(η / η₀)|
 
 by coordinate descent over fixed grids (deterministic; every grid is searched at once, as one
 array per parameter). The penalty is a prior worth ``n₀`` measurements against the ``n`` rows that
 inform an efficiency: a chip with few rows (one small workload, all floor) keeps its efficiency
-near ``η₀``, the catalog's median measured/advertised ratio (MAMF / peak, measured / advertised HBM).
+near ``η₀``, its prior (:mod:`~mfu_desktop.core.predict.priors`: the chip's own measured MAMF / peak
+and HBM ratio where published, else the catalog's median). The mean is weighted by each row's calls
+per step (``w``): a measurement that stands for 48 launches of a kernel counts 48 times, as the
+profiles ``mfu predict`` rescales spend their time.
 ``p`` is chosen among :data:`POWERS` by the same objective on the training rows. The floors of the
 advertised and achievable bases are fitted with every efficiency 1 (their rates are the catalog's);
 the fitted basis fits floors and efficiencies together. Chips without training rows get the ``*``
@@ -24,11 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from mfu_desktop.core.chips.catalog import ACHIEVABLE_BW_COLUMN, MAMF_COLUMNS, ChipCatalog
+from mfu_desktop.core.chips.catalog import ChipCatalog
 from mfu_desktop.core.predict.attainable import combine
 from mfu_desktop.core.predict.error_categories import BASE_CATEGORIES
 from mfu_desktop.core.predict.model_table import ANY_CHIP, Fitted, ModelTable, die_key
-from mfu_desktop.core.predict.rates import advertised_peak
+from mfu_desktop.core.predict.peaks import advertised_peak
+from mfu_desktop.core.predict.priors import catalog_priors, chip_priors
 
 #: The smooth forms tried (``inf``: the roofline max).
 POWERS = (1.0, 2.0, 4.0, math.inf)
@@ -54,19 +58,7 @@ class _ChipRows:
     keys: list[str]
     category: np.ndarray  # index into BASE_CATEGORIES
     host: np.ndarray
-
-
-def catalog_priors(catalog: ChipCatalog) -> tuple[float, float]:
-    """Median measured/advertised matmul rate and HBM bandwidth over the catalog's chips that have both."""
-    compute, memory = [], []
-    for chip in catalog.chips:
-        for precision, column in MAMF_COLUMNS.items():
-            measured, peak = chip.value(column), advertised_peak(chip, "cube", precision)
-            if measured and peak:
-                compute.append(measured / peak)
-        if chip.value(ACHIEVABLE_BW_COLUMN) and chip.value("hbm_bandwidth_gbs"):
-            memory.append(chip.value(ACHIEVABLE_BW_COLUMN) / chip.value("hbm_bandwidth_gbs"))
-    return (float(np.median(compute)) if compute else 1.0), (float(np.median(memory)) if memory else 1.0)
+    weight: np.ndarray  # calls per step the row stands for
 
 
 def _chip_rows(rows: pd.DataFrame, catalog: ChipCatalog) -> _ChipRows:
@@ -83,8 +75,10 @@ def _chip_rows(rows: pd.DataFrame, catalog: ChipCatalog) -> _ChipRows:
     compute_key = np.array([keys.index(k) if k in keys else -1 for k in labels], dtype=np.int64)
     compute_key[~np.isfinite(base_c)] = -1
     category = np.array([BASE_CATEGORIES.index(c) if c in BASE_CATEGORIES else 4 for c in rows["category"]])
+    weight = np.nan_to_num(rows["calls"].to_numpy(dtype=np.float64), nan=1.0) if "calls" in rows else None
+    weight = np.ones(len(rows)) if weight is None else np.where(weight > 0, weight, 1.0)
     return _ChipRows(base_c, base_m, rows["measured_us"].to_numpy(dtype=np.float64), compute_key, keys, category,
-                     rows["dataset"].isin(HOST_TIMED).to_numpy())
+                     rows["dataset"].isin(HOST_TIMED).to_numpy(), weight)
 
 
 @dataclass
@@ -103,7 +97,8 @@ class _Params:
 def _predicted(r: _ChipRows, p: _Params, power: float, eta_c_rows: np.ndarray | None = None,
                eta_m: np.ndarray | float | None = None, floor_rows: np.ndarray | None = None) -> np.ndarray:
     """T̂ of the chip's rows; any argument given as a 2-D column grid evaluates every grid value at once."""
-    eta_c_rows = p.eta_c[np.maximum(r.compute_key, 0)] if eta_c_rows is None else eta_c_rows
+    if eta_c_rows is None:  # rows without a FLOPs term (compute_key −1) have a NaN t_c: any efficiency will do
+        eta_c_rows = p.eta_c[np.maximum(r.compute_key, 0)] if len(p.eta_c) else np.ones(len(r.measured))
     eta_m = p.memory_rows(r) if eta_m is None else eta_m
     if floor_rows is None:
         floor_rows = np.where(r.host, p.host_floor, p.floors[r.category])
@@ -117,7 +112,7 @@ def _objective(r: _ChipRows, predicted: np.ndarray, penalty: np.ndarray | float)
     with np.errstate(divide="ignore", invalid="ignore"):
         err = np.abs(np.log(predicted / r.measured))
     err = np.where(np.isfinite(err), err, 0.0)
-    return err.mean(axis=-1) + penalty
+    return (err * r.weight).sum(axis=-1) / r.weight.sum() + penalty
 
 
 def _best(values: np.ndarray, objective: np.ndarray) -> float:
@@ -225,7 +220,7 @@ def fit_model(train: pd.DataFrame, catalog: ChipCatalog) -> ModelTable:
     power = min(POWERS, key=lambda x: totals[x])
     note = "chosen on the training rows (floors only): mean |log error| " + ", ".join(
         f"p={'inf' if math.isinf(x) else f'{x:g}'} {totals[x]:.4f}" for x in POWERS)
-    fitted = {chip: fit_chip(r, power, priors, True) for chip, r in rows.items()}
+    fitted = {chip: fit_chip(r, power, chip_priors(catalog.find(chip), priors), True) for chip, r in rows.items()}
     table = _table(fits[power], fitted, rows, power, note, priors)
     return with_die_rows(table, {chip: catalog.find(chip).die for chip in rows})
 

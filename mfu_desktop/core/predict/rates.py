@@ -24,30 +24,8 @@ from mfu_desktop.core.predict.basis import (
     achievable_bandwidths,
     achievable_peaks,
 )
+from mfu_desktop.core.predict.peaks import peak_column
 from mfu_desktop.core.predict.rules import Rule, bandwidth, efficiency
-
-_CUBE_COLUMNS = {"fp16": "cube_fp16_tflops", "bf16": "cube_bf16_tflops", "fp32": "cube_fp32_tflops",
-                 "hf32": "cube_hf32_tflops", "int8": "cube_int8_tflops", "fp8": "cube_fp8_tflops"}
-
-
-def peak_column(unit: str, precision: str, chip: Chip) -> tuple[str, str | None]:
-    """Catalog column for a unit and precision, and a flag when it falls back (never silently)."""
-    if unit == "vector":
-        column = "vector_fp32_tflops" if precision in ("fp32", "hf32") else "vector_fp16_tflops"
-        flag = None if precision in ("fp16", "bf16", "fp32", "hf32") else f"{precision} on vector: FP16 used"
-        return column, flag
-    column = _CUBE_COLUMNS.get(precision, "cube_fp16_tflops")
-    flag = None if precision in _CUBE_COLUMNS else f"{precision}: FP16 peak used"
-    if precision == "bf16" and chip.value(column) is None and chip.value("cube_fp16_tflops") is not None:
-        return "cube_fp16_tflops", "BF16 column blank: the FP16 column used (seed-layout catalog)"
-    if precision in ("int8", "fp8") and chip.value(column) is None:
-        return "cube_fp16_tflops", f"{precision} peak not in the catalog: FP16 used"
-    return column, flag
-
-
-def advertised_peak(chip: Chip, unit: str, precision: str) -> float | None:
-    """The catalog peak (TFLOP/s) a kernel of this unit and precision scales with, ``None`` when blank."""
-    return chip.value(peak_column(unit, precision, chip)[0])
 
 
 @dataclass(frozen=True)
@@ -93,6 +71,11 @@ class PairBandwidths:
 
 
 def _fitted_factor(chip: Chip, unit: str, precision: str, basis: Basis) -> float:
+    """The chip's (or its die's) fitted efficiency, else the table's catalog-wide prior.
+
+    Not the chip's own measured ratio: two chips without fits must keep the advertised ratio between them,
+    as the achievable basis uses a measurement only when both chips have one.
+    """
     return basis.table.compute_efficiency(chip.identifier, unit, precision, chip.die)[0]
 
 
