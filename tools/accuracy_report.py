@@ -196,8 +196,8 @@ def _parameters(table: ModelTable) -> list[str]:
              "(fitted with efficiency 1); the fitted basis's efficiencies (fraction of the advertised peak or "
              f"bandwidth; a prior worth {PRIOR_ROWS:g} rows pulls a thinly measured one towards the chip's own "
              "measured MAMF / peak and HBM ratio where published, else the catalog's median; each training row "
-             "weighs its calls per step; `memory <category>`: that kernel category's, pulled towards the chip's `memory`) and its own "
-             "floors; the host floor of NeuSight's host-timed rows (the report only). "
+             "weighs its calls per step; `memory <category>`: that kernel category's, pulled towards the chip's "
+             "`memory`) and its own floors; the host floor of NeuSight's host-timed rows (the report only). "
              "A chip not listed takes its die's row (`die: GA100`: the median of that die's fitted chips, for the "
              "catalog's chips of that die: an A800, an H800, an MI250X …), else the `*` row: most of the catalog.", "",
              "| chip | floors: " + " · ".join(cats) + " | host floor | fitted basis: efficiencies | fitted floors |",
