@@ -218,3 +218,17 @@ def test_save_calibration_on_the_demo_and_into_an_unwritable_place(capsys, tmp_p
     monkeypatch.setenv("MFU_DESKTOP_DATA_DIR", str(bad))
     code, _, err = run(capsys, "predict", "--demo", "--targets", "H200")
     assert code == 0 and "calibration.csv: line 2: could not convert string to float: 'abc'; row skipped" in err
+
+
+def test_each_target_says_where_its_fitted_values_come_from(capsys, profile):
+    """Fitted basis (the default): the A800 takes its die's (GA100) fit, the H100 its own, the 910B the priors."""
+    code, out, _ = run(capsys, "predict", profile, "--targets", "A800 SXM 80GB,H100 SXM", "--json")
+    assert code == 0
+    targets = json.loads(out)["targets"]
+    notes = {t["device"]: [n for n in t["notes"] if n.startswith("fitted values: ")] for t in targets}
+    a800, h100 = notes["NVIDIA A800 SXM 80GB"], notes["NVIDIA H100 SXM"]
+    assert len(a800) == len(h100) == 1
+    assert "Huawei Ascend 910B: the catalog-wide priors" in a800[0] and "its die's fit (die GA100" in a800[0]
+    assert "NVIDIA H100 SXM: its own fit (" in h100[0]
+    code, out, _ = run(capsys, "predict", profile, "--targets", "H100 SXM", "--basis", "advertised", "--json")
+    assert not any(n.startswith("fitted values") for n in json.loads(out)["targets"][0]["notes"])

@@ -105,3 +105,12 @@ def test_the_fitted_basis_of_an_unmeasured_sibling(catalog):
     bw = pair_bandwidths(a800, h100, list(DEFAULT_RULES), basis)
     assert bw.source == pytest.approx(2039 * 0.88) and bw.target == pytest.approx(3350 * 0.84)
     assert math.isfinite(peaks.source / peaks.target)
+
+
+def test_the_provenance_of_the_fitted_values_is_said():
+    table = with_die_rows(_table(), DIES)
+    assert table.provenance(SXM, "GA100") == f"{SXM}: its own fit (270 public measurements)"
+    assert table.provenance("NVIDIA A800 SXM 80GB", "GA100").startswith(
+        "NVIDIA A800 SXM 80GB: its die's fit (die GA100: median of ")
+    assert "catalog-wide priors" in table.provenance("NVIDIA T4", "")
+    assert "catalog-wide priors" in table.provenance("NVIDIA H100 SXM", "GH100")  # nobody of GH100 fitted here

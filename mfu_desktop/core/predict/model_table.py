@@ -124,6 +124,16 @@ class ModelTable:
         """A category's memory efficiency relative to the chip's (1 where no category value was fitted)."""
         return self.memory_efficiency(chip, die, category)[0] / self.memory_efficiency(chip, die)[0]
 
+    def provenance(self, chip: str, die: str = "") -> str:
+        """Where the fitted basis's efficiencies for ``chip`` come from, in words (own fit, its die's, the priors)."""
+        own = [f.rows for (c, _), f in self.efficiency.items() if c == chip]
+        if own:
+            return f"{chip}: its own fit ({max(own):,} public measurements)"
+        shared = [f.note for (c, key), f in self.efficiency.items() if die and c == die_key(die) and key == "memory"]
+        if shared:
+            return f"{chip}: its die's fit ({shared[0]})"
+        return f"{chip}: the catalog-wide priors (no public measurement of it or its die)"
+
     def fitted_chips(self) -> list[str]:
         """Chips with at least one fitted value of their own (sorted)."""
         chips = {c for c, _ in self.floors} | set(self.host_floors) | {c for c, _ in self.efficiency}

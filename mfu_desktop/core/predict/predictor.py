@@ -25,7 +25,7 @@ import pandas as pd
 from mfu_desktop.core.analysis.measured_step import MeasuredStep, measured_step
 from mfu_desktop.core.analysis.steps import captured_steps
 from mfu_desktop.core.chips.catalog import Chip, ChipCatalog
-from mfu_desktop.core.predict.basis import Basis
+from mfu_desktop.core.predict.basis import FITTED, Basis
 from mfu_desktop.core.predict.error_band import ErrorBand, error_band, profile_mix
 from mfu_desktop.core.predict.kernel_model import predict_kernels, target_totals
 from mfu_desktop.core.predict.kernels import KernelInputs, kernel_inputs
@@ -385,6 +385,9 @@ def _predict_target(ranks: list[RankInput], inputs: dict[int, KernelInputs], ste
     elif missing:
         result.notes.extend(missing)
     result.notes.extend(sorted(set(notes)))
+    if basis.name == FITTED:
+        result.notes.append("fitted values: " + "; ".join(
+            basis.table.provenance(chip.identifier, chip.die) for chip in (source, target)))
     return result
 
 
